@@ -1,0 +1,628 @@
+package goal
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// SyntaxError is an error in a GOAL text file, positioned at FILE:LINE:COL
+// (1-based line and byte column).
+type SyntaxError struct {
+	File string
+	Line int
+	Col  int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Unwrap lets errors.Is(err, ErrSyntax) identify text format errors.
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+
+// ErrSyntax is the sentinel every SyntaxError unwraps to.
+var ErrSyntax = errors.New("goal: malformed GOAL text")
+
+// TextReader reads the GOAL text format (see docs/goal-format.md) one rank
+// block at a time, so that a schedule never has to be held whole.
+//
+// It accepts everything LogGOPSim's txt2bin accepts, plus a `//` comment
+// after a statement on the same line, and reports what txt2bin does not
+// check: peers outside 0..N-1, missing, repeated or out-of-order rank
+// blocks, labels used before their definition, duplicate labels,
+// dependency cycles, integers that overflow their field, a missing `b`.
+type TextReader struct {
+	name string
+	br   *bufio.Reader
+	line []byte // current line without its newline
+	pos  int    // byte offset in line
+	num  int    // current line number, 1-based
+	eof  bool   // no line after the current one
+
+	numRanks     int // -1 until num_ranks is read
+	numRanksLine int
+	next         int // next expected rank block
+	inBlock      bool
+
+	// per-block state
+	opLine  []int32 // line of each op of the block
+	exc     []bool  // op has a non-canonical label (or none)
+	labels  map[string]int32
+	edges   []pendingEdge
+	order   []int32 // CSR edge -> index into edges
+	work    []int32
+	scratch []byte
+}
+
+type pendingEdge struct {
+	pred, succ int32
+	start      bool
+	line, col  int32
+}
+
+// NewTextReader returns a reader of GOAL text from r; name is used in
+// error messages (usually the file name).
+func NewTextReader(r io.Reader, name string) *TextReader {
+	return &TextReader{name: name, br: bufio.NewReaderSize(r, 1<<16), numRanks: -1, labels: make(map[string]int32)}
+}
+
+// NumRanks is the num_ranks of the file, or -1 while it has not been read.
+// It is known once the first block has been returned by Next.
+func (t *TextReader) NumRanks() int { return t.numRanks }
+
+func (t *TextReader) errAt(col int, format string, args ...any) error {
+	return &SyntaxError{File: t.name, Line: t.num, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// errHere reports an error at the current position, naming what was
+// expected and what was found.
+func (t *TextReader) errHere(expected string) error {
+	found := "end of line"
+	if t.pos < len(t.line) {
+		c := t.line[t.pos]
+		if c >= 0x20 && c < 0x7f {
+			found = strconv.QuoteRune(rune(c))
+		} else {
+			found = fmt.Sprintf("byte 0x%02x", c)
+		}
+	} else if t.eof && t.num > 0 && t.atLastLine() {
+		found = "end of file"
+	}
+	return t.errAt(t.pos+1, "expected %s, found %s", expected, found)
+}
+
+func (t *TextReader) atLastLine() bool { return t.eof }
+
+// readLine loads the next line; it returns false at the end of the input.
+func (t *TextReader) readLine() (bool, error) {
+	if t.eof {
+		return false, nil
+	}
+	t.scratch = t.scratch[:0]
+	for {
+		chunk, err := t.br.ReadSlice('\n')
+		t.scratch = append(t.scratch, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			t.eof = true
+			if len(t.scratch) == 0 {
+				return false, nil
+			}
+			break
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s: line %d: %w", t.name, t.num+1, err)
+		}
+		break
+	}
+	t.num++
+	l := t.scratch
+	if n := len(l); n > 0 && l[n-1] == '\n' {
+		l = l[:n-1]
+		if n := len(l); n > 0 && l[n-1] == '\r' {
+			l = l[:n-1]
+		}
+	}
+	t.line, t.pos = l, 0
+	return true, nil
+}
+
+func (t *TextReader) skipBlanks() {
+	for t.pos < len(t.line) && (t.line[t.pos] == ' ' || t.line[t.pos] == '\t') {
+		t.pos++
+	}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// ident returns the longest identifier at the current position.
+func (t *TextReader) ident() []byte {
+	i := t.pos
+	if i >= len(t.line) || !isLetter(t.line[i]) {
+		return nil
+	}
+	for i++; i < len(t.line) && (isLetter(t.line[i]) || isDigit(t.line[i]) || t.line[i] == '_'); i++ {
+	}
+	w := t.line[t.pos:i]
+	t.pos = i
+	return w
+}
+
+// literal consumes s if the line continues with it (after blanks).
+func (t *TextReader) literal(s string) bool {
+	t.skipBlanks()
+	if bytes.HasPrefix(t.line[t.pos:], []byte(s)) {
+		t.pos += len(s)
+		return true
+	}
+	return false
+}
+
+// uint reads an unsigned decimal integer no larger than max; what names
+// the field in messages.
+func (t *TextReader) uint(what string, max uint64) (uint64, error) {
+	t.skipBlanks()
+	start := t.pos
+	if t.pos >= len(t.line) || !isDigit(t.line[t.pos]) {
+		return 0, t.errHere(what + " (an unsigned integer)")
+	}
+	var v uint64
+	overflow := false
+	for t.pos < len(t.line) && isDigit(t.line[t.pos]) {
+		d := uint64(t.line[t.pos] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			overflow = true
+		} else {
+			v = v*10 + d
+		}
+		t.pos++
+	}
+	if overflow || v > max {
+		return 0, t.errAt(start+1, "%s %s overflows its field (at most %d)", what, t.line[start:t.pos], max)
+	}
+	return v, nil
+}
+
+// wildOrUint reads "-1" (returning wild) or an unsigned integer.
+func (t *TextReader) wildOrUint(what string, max uint64) (v uint64, wild bool, err error) {
+	t.skipBlanks()
+	if bytes.HasPrefix(t.line[t.pos:], []byte("-1")) && (t.pos+2 == len(t.line) || !isDigit(t.line[t.pos+2])) {
+		t.pos += 2
+		return 0, true, nil
+	}
+	v, err = t.uint(what, max)
+	return v, false, err
+}
+
+// endStatement requires the end of the line, allowing blanks and a
+// trailing // comment.
+func (t *TextReader) endStatement(expected string) error {
+	t.skipBlanks()
+	if t.pos == len(t.line) {
+		return nil
+	}
+	if bytes.HasPrefix(t.line[t.pos:], []byte("//")) {
+		t.pos = len(t.line)
+		return nil
+	}
+	return t.errHere(expected)
+}
+
+// Next reads the next rank block into b (reusing its storage). It returns
+// io.EOF after the last rank; a file that ends before all num_ranks
+// blocks were read is an error.
+func (t *TextReader) Next(b *RankBlock) error {
+	if t.num == 0 && !t.eof {
+		if ok, err := t.readLine(); err != nil {
+			return err
+		} else if !ok {
+			return t.errAt(1, "empty file: expected num_ranks and rank blocks")
+		}
+	}
+	for {
+		t.skipBlanks()
+		if t.pos >= len(t.line) {
+			ok, err := t.readLine()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return t.finish()
+			}
+			continue
+		}
+		rest := t.line[t.pos:]
+		switch {
+		case bytes.HasPrefix(rest, []byte("//")):
+			t.pos = len(t.line)
+			continue
+		case bytes.HasPrefix(rest, []byte("/*")):
+			if err := t.blockComment(); err != nil {
+				return err
+			}
+			continue
+		case rest[0] == '}':
+			if !t.inBlock {
+				return t.errHere(`"rank", "num_ranks" or a comment`)
+			}
+			col := t.pos + 1
+			t.pos++
+			t.inBlock = false
+			if err := t.closeBlock(b, col); err != nil {
+				return err
+			}
+			return nil
+		}
+		col := t.pos + 1
+		word := t.ident()
+		if word == nil {
+			if t.inBlock {
+				return t.errHere(`"send", "recv", "calc", a label, "}" or a comment`)
+			}
+			return t.errHere(`"rank", "num_ranks" or a comment`)
+		}
+		var err error
+		switch string(word) {
+		case "num_ranks":
+			err = t.numRanksStmt(col)
+		case "rank":
+			err = t.rankStmt(b, col)
+		case "send", "recv", "calc":
+			if !t.inBlock {
+				return t.errAt(col, "%s outside a rank block", word)
+			}
+			err = t.opStmt(b, string(word), "", col)
+		default:
+			if !t.inBlock {
+				return t.errAt(col, "expected \"rank\", \"num_ranks\" or a comment, found %q", word)
+			}
+			err = t.labelStmt(b, word, col)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (t *TextReader) blockComment() error {
+	line, col := t.num, t.pos+1
+	t.pos += 2
+	for {
+		if i := bytes.Index(t.line[t.pos:], []byte("*/")); i >= 0 {
+			t.pos += i + 2
+			return nil
+		}
+		ok, err := t.readLine()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &SyntaxError{File: t.name, Line: line, Col: col, Msg: "comment /* never closed by */"}
+		}
+	}
+}
+
+func (t *TextReader) finish() error {
+	if t.inBlock {
+		return t.errHere(`"}" closing rank ` + strconv.Itoa(t.next))
+	}
+	if t.numRanks < 0 {
+		return t.errAt(1, "no num_ranks statement in the file")
+	}
+	if t.next < t.numRanks {
+		return &SyntaxError{File: t.name, Line: t.num, Col: len(t.line) + 1,
+			Msg: fmt.Sprintf("file ends after %d of %d rank blocks: rank %d is missing", t.next, t.numRanks, t.next)}
+	}
+	return io.EOF
+}
+
+func (t *TextReader) numRanksStmt(col int) error {
+	n, err := t.uint("number of ranks", MaxRanks)
+	if err != nil {
+		return err
+	}
+	if t.numRanks >= 0 {
+		return t.errAt(col, "num_ranks given again (first on line %d)", t.numRanksLine)
+	}
+	if t.next > 0 {
+		return t.errAt(col, "num_ranks after the first rank block")
+	}
+	t.numRanks, t.numRanksLine = int(n), t.num
+	return nil
+}
+
+func (t *TextReader) rankStmt(b *RankBlock, col int) error {
+	if t.inBlock {
+		return t.errAt(col, "rank block opened inside rank %d (missing \"}\")", t.next)
+	}
+	numCol := t.pos + 1
+	r, err := t.uint("rank number", MaxRanks)
+	if err != nil {
+		return err
+	}
+	if !t.literal("{") {
+		return t.errHere(`"{"`)
+	}
+	switch {
+	case t.numRanks >= 0 && int(r) >= t.numRanks:
+		return t.errAt(numCol, "rank %d outside 0..%d (num_ranks %d)", r, t.numRanks-1, t.numRanks)
+	case int(r) < t.next:
+		return t.errAt(numCol, "rank %d block repeated", r)
+	case int(r) > t.next:
+		return t.errAt(numCol, "rank %d block where rank %d was expected (blocks come in order 0..N-1)", r, t.next)
+	}
+	t.inBlock = true
+	b.Reset(int32(r))
+	t.opLine = t.opLine[:0]
+	t.exc = t.exc[:0]
+	clear(t.labels)
+	t.edges = t.edges[:0]
+	return nil
+}
+
+// canonicalIndex returns i if name is CanonicalLabel(i), else -1.
+func canonicalIndex(name []byte) int64 {
+	if len(name) < 2 || name[0] != 'l' || name[1] == '0' || len(name) > 11 {
+		return -1
+	}
+	var v int64
+	for _, c := range name[1:] {
+		if !isDigit(c) {
+			return -1
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if v-1 > math.MaxInt32 {
+		return -1
+	}
+	return v - 1
+}
+
+// lookup finds a label defined so far in the current block.
+func (t *TextReader) lookup(b *RankBlock, name []byte) (int32, bool) {
+	if i, ok := t.labels[string(name)]; ok {
+		return i, true
+	}
+	if i := canonicalIndex(name); i >= 0 && i < int64(len(b.Ops)) && !t.exc[i] {
+		return int32(i), true
+	}
+	return -1, false
+}
+
+func (t *TextReader) labelStmt(b *RankBlock, label []byte, col int) error {
+	t.skipBlanks()
+	if t.literal(":") {
+		t.skipBlanks()
+		opCol := t.pos + 1
+		for _, kw := range [...]string{"send", "recv", "calc"} {
+			if bytes.HasPrefix(t.line[t.pos:], []byte(kw)) {
+				t.pos += len(kw)
+				if _, dup := t.lookup(b, label); dup {
+					return t.errAt(col, "label %s defined twice in rank %d", label, b.Rank)
+				}
+				return t.opStmt(b, kw, string(label), opCol)
+			}
+		}
+		return t.errHere(`"send", "recv" or "calc"`)
+	}
+	var start bool
+	switch {
+	case t.literal("irequires"):
+		start = true
+	case t.literal("requires"):
+	default:
+		return t.errHere(`":", "requires" or "irequires" after label ` + string(label))
+	}
+	succ, ok := t.lookup(b, label)
+	if !ok {
+		return t.errAt(col, "label %s used before it is defined in rank %d", label, b.Rank)
+	}
+	t.skipBlanks()
+	pcol := t.pos + 1
+	other := t.ident()
+	if other == nil {
+		return t.errHere("a label")
+	}
+	pred, ok := t.lookup(b, other)
+	if !ok {
+		return t.errAt(pcol, "label %s used before it is defined in rank %d", other, b.Rank)
+	}
+	if err := t.endStatement("end of line"); err != nil {
+		return err
+	}
+	t.edges = append(t.edges, pendingEdge{pred: pred, succ: succ, start: start, line: int32(t.num), col: int32(col)})
+	return nil
+}
+
+func (t *TextReader) opStmt(b *RankBlock, kw, label string, col int) error {
+	if len(b.Ops) >= math.MaxInt32-1 {
+		return t.errAt(col, "more than %d ops in rank %d", math.MaxInt32-1, b.Rank)
+	}
+	var op Op
+	switch kw {
+	case "calc":
+		op.Kind = Calc
+		v, err := t.uint("calc time", math.MaxUint64)
+		if err != nil {
+			return err
+		}
+		op.Size = v
+		if t.literal("cpu") {
+			c, err := t.uint("cpu index", MaxCPU)
+			if err != nil {
+				return err
+			}
+			op.CPU = uint16(c)
+			if err := t.endStatement("end of line"); err != nil {
+				return err
+			}
+		} else if err := t.endStatement(`"cpu" or end of line`); err != nil {
+			return err
+		}
+	default:
+		op.Kind = Send
+		dir := "to"
+		if kw == "recv" {
+			op.Kind, dir = Recv, "from"
+		}
+		v, err := t.uint("message size in bytes", math.MaxUint64)
+		if err != nil {
+			return err
+		}
+		op.Size = v
+		if !t.literal("b") {
+			return t.errHere(`"b" after the size`)
+		}
+		if !t.literal(dir) {
+			return t.errHere(strconv.Quote(dir))
+		}
+		pcol := t.pos + 1
+		if op.Kind == Recv {
+			p, wild, err := t.wildOrUint("source rank", MaxRanks)
+			if err != nil {
+				return err
+			}
+			op.Peer = int32(p)
+			if wild {
+				op.Peer = AnySource
+			}
+		} else {
+			t.skipBlanks()
+			pcol = t.pos + 1
+			p, err := t.uint("destination rank", MaxRanks)
+			if err != nil {
+				return err
+			}
+			op.Peer = int32(p)
+		}
+		if op.Peer != AnySource && t.numRanks >= 0 && int(op.Peer) >= t.numRanks {
+			return t.errAt(pcol, "peer rank %d outside 0..%d (num_ranks %d)", op.Peer, t.numRanks-1, t.numRanks)
+		}
+		expect := `"tag", "cpu", "nic" or end of line`
+		if t.literal("tag") {
+			tag, wild, err := t.wildOrUint("tag", MaxTag)
+			if err != nil {
+				return err
+			}
+			op.Tag = uint32(tag)
+			if wild {
+				op.Tag = AnyTag
+			}
+			expect = `"cpu", "nic" or end of line`
+		}
+		if t.literal("cpu") {
+			c, err := t.uint("cpu index", MaxCPU)
+			if err != nil {
+				return err
+			}
+			op.CPU = uint16(c)
+			expect = `"nic" or end of line`
+		}
+		if t.literal("nic") {
+			n, err := t.uint("nic index", MaxNIC)
+			if err != nil {
+				return err
+			}
+			op.NIC = uint16(n)
+			expect = "end of line"
+		}
+		if err := t.endStatement(expect); err != nil {
+			return err
+		}
+	}
+	idx := int32(len(b.Ops))
+	b.Ops = append(b.Ops, op)
+	t.opLine = append(t.opLine, int32(t.num))
+	exc := label == "" || canonicalIndex([]byte(label)) != int64(idx)
+	t.exc = append(t.exc, exc)
+	if exc {
+		b.Labels = append(b.Labels, Label{Op: idx, Name: label})
+		if label != "" {
+			t.labels[label] = idx
+		}
+	}
+	return nil
+}
+
+// closeBlock builds the CSR edge lists and validates the block.
+func (t *TextReader) closeBlock(b *RankBlock, col int) error {
+	if t.numRanks < 0 {
+		return t.errAt(col, "rank %d closed before num_ranks was given", b.Rank)
+	}
+	n := len(b.Ops)
+	// Stable counting sort of the edges by predecessor.
+	b.DepStart = append(b.DepStart[:0], make([]int32, n+1)...)
+	for _, e := range t.edges {
+		b.DepStart[e.pred+1]++
+	}
+	for i := 0; i < n; i++ {
+		b.DepStart[i+1] += b.DepStart[i]
+	}
+	if cap(b.Deps) < len(t.edges) {
+		b.Deps = make([]Dep, len(t.edges))
+	}
+	b.Deps = b.Deps[:len(t.edges)]
+	if cap(t.order) < len(t.edges) {
+		t.order = make([]int32, len(t.edges))
+	}
+	t.order = t.order[:len(t.edges)]
+	fill := t.work[:0]
+	fill = append(fill, b.DepStart[:n]...)
+	for i, e := range t.edges {
+		k := fill[e.pred]
+		fill[e.pred]++
+		b.Deps[k] = MakeDep(e.succ, e.start)
+		t.order[k] = int32(i)
+	}
+	t.work = fill
+	var berr *BlockError
+	t.work, berr = b.Validate(t.numRanks, t.work)
+	if berr != nil {
+		line, c := t.num, col
+		switch {
+		case berr.Edge >= 0:
+			e := t.edges[t.order[berr.Edge]]
+			line, c = int(e.line), int(e.col)
+		case berr.Op >= 0:
+			line, c = int(t.opLine[berr.Op]), 1
+		}
+		return &SyntaxError{File: t.name, Line: line, Col: c, Msg: berr.Msg}
+	}
+	t.next++
+	return nil
+}
+
+// ReadText reads a whole GOAL text schedule; name is used in errors.
+func ReadText(r io.Reader, name string) (*Schedule, error) {
+	t := NewTextReader(r, name)
+	var b RankBlock
+	var s *Schedule
+	for {
+		err := t.Next(&b)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			s = NewSchedule(t.NumRanks())
+		}
+		if err := s.AppendRank(&b); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if s == nil {
+		s = NewSchedule(t.NumRanks())
+	}
+	return s, nil
+}

@@ -1,0 +1,168 @@
+package goal
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// TextWriter writes the GOAL text format one rank block at a time. Its
+// output is read unchanged by LogGOPSim's txt2bin: every op is on its own
+// line with its label, send and recv always carry their tag, cpu and nic
+// are written when not 0, and the dependency statements of a rank follow
+// its ops, grouped by predecessor in edge order, so that reading the file
+// back gives the same schedule.
+type TextWriter struct {
+	bw       *bufio.Writer
+	numRanks int
+	next     int
+	buf      []byte
+	names    []string
+}
+
+// NewTextWriter starts a text schedule of numRanks ranks on w.
+func NewTextWriter(w io.Writer, numRanks int) (*TextWriter, error) {
+	t := &TextWriter{bw: bufio.NewWriterSize(w, 1<<16), numRanks: numRanks}
+	t.buf = append(t.buf, "num_ranks "...)
+	t.buf = strconv.AppendInt(t.buf, int64(numRanks), 10)
+	t.buf = append(t.buf, '\n')
+	_, err := t.bw.Write(t.buf)
+	return t, err
+}
+
+// WriteRank writes the next rank block; blocks must come in order 0..N-1.
+func (t *TextWriter) WriteRank(b *RankBlock) error {
+	if int(b.Rank) != t.next || t.next >= t.numRanks {
+		return fmt.Errorf("goal: text writer got rank %d, expected rank %d of %d", b.Rank, t.next, t.numRanks)
+	}
+	t.next++
+	n := len(b.Ops)
+	if cap(t.names) < n {
+		t.names = make([]string, n)
+	}
+	names := t.names[:n]
+	for i := range names {
+		names[i] = ""
+	}
+	li := 0
+	for i := range names {
+		if li < len(b.Labels) && int(b.Labels[li].Op) == i {
+			names[i] = b.Labels[li].Name
+			li++
+		} else {
+			names[i] = CanonicalLabel(int32(i))
+		}
+	}
+	buf := t.buf[:0]
+	buf = append(buf, "\nrank "...)
+	buf = strconv.AppendInt(buf, int64(b.Rank), 10)
+	buf = append(buf, " {\n"...)
+	for i := range b.Ops {
+		op := &b.Ops[i]
+		if names[i] != "" {
+			buf = append(buf, names[i]...)
+			buf = append(buf, ": "...)
+		}
+		switch op.Kind {
+		case Calc:
+			buf = append(buf, "calc "...)
+			buf = strconv.AppendUint(buf, op.Size, 10)
+			if op.CPU != 0 {
+				buf = append(buf, " cpu "...)
+				buf = strconv.AppendUint(buf, uint64(op.CPU), 10)
+			}
+		case Send, Recv:
+			if op.Kind == Send {
+				buf = append(buf, "send "...)
+			} else {
+				buf = append(buf, "recv "...)
+			}
+			buf = strconv.AppendUint(buf, op.Size, 10)
+			if op.Kind == Send {
+				buf = append(buf, "b to "...)
+			} else {
+				buf = append(buf, "b from "...)
+			}
+			buf = strconv.AppendInt(buf, int64(op.Peer), 10)
+			buf = append(buf, " tag "...)
+			if op.Tag == AnyTag {
+				buf = append(buf, "-1"...)
+			} else {
+				buf = strconv.AppendUint(buf, uint64(op.Tag), 10)
+			}
+			if op.CPU != 0 {
+				buf = append(buf, " cpu "...)
+				buf = strconv.AppendUint(buf, uint64(op.CPU), 10)
+			}
+			if op.NIC != 0 {
+				buf = append(buf, " nic "...)
+				buf = strconv.AppendUint(buf, uint64(op.NIC), 10)
+			}
+		default:
+			return fmt.Errorf("goal: rank %d op %d: unknown kind %d", b.Rank, i, op.Kind)
+		}
+		buf = append(buf, '\n')
+		if len(buf) > 1<<15 {
+			if _, err := t.bw.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	for p := 0; p < n; p++ {
+		for e := b.DepStart[p]; e < b.DepStart[p+1]; e++ {
+			d := b.Deps[e]
+			s := d.Succ()
+			if names[s] == "" || names[p] == "" {
+				return fmt.Errorf("goal: rank %d: op %d or op %d has a dependency but no label", b.Rank, s, p)
+			}
+			buf = append(buf, names[s]...)
+			if d.Start() {
+				buf = append(buf, " irequires "...)
+			} else {
+				buf = append(buf, " requires "...)
+			}
+			buf = append(buf, names[p]...)
+			buf = append(buf, '\n')
+			if len(buf) > 1<<15 {
+				if _, err := t.bw.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+	}
+	buf = append(buf, "}\n"...)
+	_, err := t.bw.Write(buf)
+	t.buf = buf[:0]
+	return err
+}
+
+// Close flushes the output; it is an error if not every rank was written.
+// It does not close the underlying writer.
+func (t *TextWriter) Close() error {
+	if err := t.bw.Flush(); err != nil {
+		return err
+	}
+	if t.next != t.numRanks {
+		return fmt.Errorf("goal: text writer closed after %d of %d ranks", t.next, t.numRanks)
+	}
+	return nil
+}
+
+// WriteText writes a whole schedule in GOAL text form.
+func WriteText(w io.Writer, s *Schedule) error {
+	t, err := NewTextWriter(w, s.NumRanks)
+	if err != nil {
+		return err
+	}
+	var b RankBlock
+	for r := 0; r < s.NumRanks; r++ {
+		s.Block(r, &b)
+		if err := t.WriteRank(&b); err != nil {
+			return err
+		}
+	}
+	return t.Close()
+}
