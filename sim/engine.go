@@ -90,6 +90,9 @@ type engine struct {
 
 	posted, unexpected *btree.BTreeG[matchItem]
 	mseq               uint64
+	// per rank: posted receives with a wildcard source or tag, unexpected
+	// messages with the wildcard tag; when 0 the wildcard seeks are skipped
+	wildPosted, wildUnexpected []int32
 	// search state for btree visits (bound once: no closure per call)
 	want          matchItem
 	best          matchItem
@@ -143,6 +146,8 @@ func newEngine(s *goal.Schedule, opt Options) *engine {
 	e.tm = make([]int64, len(s.Ops))
 	e.state = make([]uint8, len(s.Ops))
 	e.useHeap = opt.Queue == BinaryHeap
+	e.wildPosted = make([]int32, s.NumRanks)
+	e.wildUnexpected = make([]int32, s.NumRanks)
 	e.posted = btree.NewG(32, matchLess)
 	e.unexpected = btree.NewG(32, matchLess)
 	e.visitExact = e.exactVisit
@@ -372,6 +377,9 @@ func (e *engine) recv(ev event) {
 	if e.matchUnexpected(ev.rank, op.Peer, op.Tag) {
 		m := e.best
 		e.unexpected.Delete(m)
+		if m.tag == goal.AnyTag {
+			e.wildUnexpected[ev.rank]--
+		}
 		if int64(e.ops[m.op].Size) > e.p.EagerLimit {
 			e.rendezvousMatched(m.src, m.op, t)
 		}
@@ -380,6 +388,9 @@ func (e *engine) recv(ev event) {
 	}
 	e.posted.ReplaceOrInsert(matchItem{rank: ev.rank, src: op.Peer, tag: op.Tag, seq: e.mseq, op: ev.op})
 	e.mseq++
+	if op.Peer == goal.AnySource || op.Tag == goal.AnyTag {
+		e.wildPosted[ev.rank]++
+	}
 }
 
 func (e *engine) arrival(ev event) {
@@ -400,6 +411,9 @@ func (e *engine) arrival(ev event) {
 	if e.matchPosted(q, ev.rank, op.Tag) {
 		m := e.best
 		e.posted.Delete(m)
+		if m.src == goal.AnySource || m.tag == goal.AnyTag {
+			e.wildPosted[q]--
+		}
 		if int64(op.Size) > e.p.EagerLimit {
 			e.rendezvousMatched(ev.rank, ev.op, t)
 		}
@@ -408,6 +422,9 @@ func (e *engine) arrival(ev event) {
 	}
 	e.unexpected.ReplaceOrInsert(matchItem{rank: q, src: ev.rank, tag: op.Tag, seq: e.mseq, op: ev.op})
 	e.mseq++
+	if op.Tag == goal.AnyTag {
+		e.wildUnexpected[q]++
+	}
 }
 
 // Matching. The first entry in queue order (lowest seq) whose source and
@@ -466,9 +483,11 @@ func (e *engine) matchPosted(q, src int32, tag uint32) bool {
 	}
 	if tag != goal.AnyTag {
 		e.seekExact(e.posted, q, src, tag)
-		e.seekExact(e.posted, q, src, goal.AnyTag)
-		e.seekExact(e.posted, q, goal.AnySource, tag)
-		e.seekExact(e.posted, q, goal.AnySource, goal.AnyTag)
+		if e.wildPosted[q] > 0 {
+			e.seekExact(e.posted, q, src, goal.AnyTag)
+			e.seekExact(e.posted, q, goal.AnySource, tag)
+			e.seekExact(e.posted, q, goal.AnySource, goal.AnyTag)
+		}
 		return e.found
 	}
 	e.want = matchItem{rank: q, src: src}
@@ -485,7 +504,9 @@ func (e *engine) matchUnexpected(q, src int32, tag uint32) bool {
 	}
 	if src != goal.AnySource && tag != goal.AnyTag {
 		e.seekExact(e.unexpected, q, src, tag)
-		e.seekExact(e.unexpected, q, src, goal.AnyTag)
+		if e.wildUnexpected[q] > 0 {
+			e.seekExact(e.unexpected, q, src, goal.AnyTag)
+		}
 		return e.found
 	}
 	e.want = matchItem{rank: q, src: src, tag: tag}

@@ -57,6 +57,13 @@ func cmpKey(a, b event) int {
 // to lower buckets. Each event moves at most 64 times, so push and pop cost
 // amortized O(1) plus the sort of events that share a time.
 //
+// Storage: when last crosses a multiple of 2^k for the first time, bucket
+// k+1 briefly holds nearly every pending event. Were each bucket to keep
+// its own storage, the footprint would grow by about the pending set each
+// time simulated time doubles. Instead the storage of a redistributed
+// bucket becomes the spare, which the next bucket to fill up takes over,
+// so buckets above the span of pending times share one large array.
+//
 // Bucket 0 is kept sorted by key and consumed from the front (from head).
 // A push at time last goes there: it is appended when its key is greater
 // than every key there, as in the simulator, where keys grow with a
@@ -73,6 +80,10 @@ type radixQueue struct {
 	// buckets[b] holds the pending events of bucket b; buckets[0][head:] is
 	// sorted by key, and all its events have time last.
 	buckets [65][]event
+	// spare is empty storage that no bucket uses: the largest that a
+	// redistributed bucket gave up. A bucket that fills up moves into it
+	// rather than grow, and leaves its own storage as the spare.
+	spare []event
 }
 
 // last returns the time of the last popped event, math.MinInt64 if none.
@@ -82,7 +93,7 @@ func (q *radixQueue) last() int64 { return q.lastx ^ math.MinInt64 }
 func (q *radixQueue) len() int { return q.n }
 
 // reset empties the queue and forgets the last popped time; it keeps the
-// buckets' storage.
+// storage.
 func (q *radixQueue) reset() {
 	for b := range q.buckets {
 		q.buckets[b] = q.buckets[b][:0]
@@ -99,13 +110,22 @@ func (q *radixQueue) push(e event) {
 		q.pushMin(e)
 		return
 	}
+	q.add(b, e)
+}
+
+// add appends e to bucket b >= 1.
+func (q *radixQueue) add(b int, e event) {
 	if q.mask&(1<<(b-1)) == 0 {
 		q.mask |= 1 << (b - 1)
 		q.min[b] = e.time
 	} else if e.time < q.min[b] {
 		q.min[b] = e.time
 	}
-	q.buckets[b] = append(q.buckets[b], e)
+	bk := q.buckets[b]
+	if len(bk) == cap(bk) && cap(q.spare) > len(bk) {
+		bk, q.spare = append(q.spare, bk...), bk[:0]
+	}
+	q.buckets[b] = append(bk, e)
 }
 
 // pushMin adds e, whose time is last, to bucket 0 in key order.
@@ -179,15 +199,13 @@ func (q *radixQueue) refill() {
 			b0 = append(b0, e)
 			continue
 		}
-		if q.mask&(1<<(b-1)) == 0 {
-			q.mask |= 1 << (b - 1)
-			q.min[b] = e.time
-		} else if e.time < q.min[b] {
-			q.min[b] = e.time
-		}
-		q.buckets[b] = append(q.buckets[b], e)
+		q.add(b, e)
 	}
-	q.buckets[src] = q.buckets[src][:0]
+	if s := q.buckets[src]; cap(s) > cap(q.spare) {
+		q.buckets[src], q.spare = q.spare, s[:0]
+	} else {
+		q.buckets[src] = s[:0]
+	}
 	if len(b0) > 1 {
 		slices.SortFunc(b0, cmpKey)
 	}

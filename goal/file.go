@@ -1,0 +1,99 @@
+package goal
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Format is the on-disk form of a schedule.
+type Format uint8
+
+const (
+	FormatText   Format = iota // LogGOPSim's GOAL text grammar
+	FormatBinary               // gopsim's compressed binary form (binary.go)
+)
+
+func (f Format) String() string {
+	if f == FormatBinary {
+		return "binary"
+	}
+	return "text"
+}
+
+// FormatForPath is the format a file of that name is written in: ".goal"
+// is text, any other name binary.
+func FormatForPath(path string) Format {
+	if strings.EqualFold(filepath.Ext(path), ".goal") {
+		return FormatText
+	}
+	return FormatBinary
+}
+
+// Read reads a schedule in either form, sniffing the binary magic; name
+// is used in error messages.
+func Read(r io.Reader, name string) (*Schedule, Format, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	prefix, _ := br.Peek(len(BinaryMagic))
+	if IsBinary(prefix) {
+		s, err := ReadBinary(br)
+		if err != nil {
+			return nil, FormatBinary, fmt.Errorf("%s: %w", name, err)
+		}
+		return s, FormatBinary, nil
+	}
+	s, err := ReadText(br, name)
+	return s, FormatText, err
+}
+
+// ReadFile reads the schedule stored at path in either form.
+func ReadFile(path string) (*Schedule, Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, FormatText, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// WriteFile writes s to path in format f. The schedule goes to a
+// temporary file in the same directory that is renamed over path only
+// once complete, so an error never leaves a partial file behind.
+func WriteFile(path string, s *Schedule, f Format) error {
+	return AtomicWrite(path, func(w io.Writer) error {
+		if f == FormatBinary {
+			return WriteBinary(w, s)
+		}
+		return WriteText(w, s)
+	})
+}
+
+// AtomicWrite creates path with the bytes that write produces, through a
+// temporary file in the same directory and a rename; on any error the
+// temporary file is removed and path is left as it was.
+func AtomicWrite(path string, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

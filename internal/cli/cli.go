@@ -1,0 +1,151 @@
+// Package cli implements the gopsim command line: one flag set per
+// subcommand, each parsed into an options struct and handed to a function
+// that can be tested without os.Args.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// Version is the gopsim release; the build's VCS revision is appended
+// when known.
+const Version = "0.1.0-dev"
+
+// Exit statuses.
+const (
+	ExitOK    = 0
+	ExitError = 1 // the command failed (bad input, stuck schedule, I/O)
+	ExitUsage = 2 // the command line was wrong
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"sim", "simulate a GOAL schedule (text or binary) under LogGOPS", runSim},
+		{"convert", "convert a schedule between GOAL text and the binary form", runConvert},
+		{"version", "print the version and the binary format versions read", runVersion},
+		{"help", "explain a command and its flags", nil},
+	}
+}
+
+// errUsage marks command-line mistakes (exit status 2).
+var errUsage = errors.New("usage")
+
+// Main runs the gopsim command line with args (without the program name)
+// and returns the exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return ExitUsage
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		if len(args) > 1 {
+			return help(args[1], stdout, stderr)
+		}
+		usage(stdout)
+		return ExitOK
+	}
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "gopsim: unknown command %q\n", name)
+	usage(stderr)
+	return ExitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "gopsim predicts how MPI applications run on machines that do not exist yet.\n\nUsage: gopsim COMMAND [flags] [args]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun 'gopsim help COMMAND' for a command's flags and units.\n")
+}
+
+func help(name string, stdout, stderr io.Writer) int {
+	switch name {
+	case "sim":
+		_, fs := simFlags(io.Discard)
+		fs.SetOutput(stdout)
+		fs.Usage()
+	case "convert":
+		fs := convertFlags(io.Discard)
+		fs.SetOutput(stdout)
+		fs.Usage()
+	case "version":
+		fmt.Fprintln(stdout, "Usage: gopsim version\n\nPrints gopsim's version and the range of binary schedule format versions it reads.")
+	default:
+		fmt.Fprintf(stderr, "gopsim help: unknown command %q\n", name)
+		usage(stderr)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+func versionString() string {
+	v := Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" {
+			v += " (" + rev + dirty + ")"
+		}
+	}
+	return v
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "gopsim version: takes no arguments")
+		return ExitUsage
+	}
+	fmt.Fprintf(stdout, "gopsim %s\n", versionString())
+	fmt.Fprintf(stdout, "binary schedule format: reads versions %d..%d, writes version %d\n",
+		goal.MinBinaryVersion, goal.BinaryVersion, goal.BinaryVersion)
+	fmt.Fprintln(stdout, "text schedule format: LogGOPSim GOAL (txt2bin grammar)")
+	return ExitOK
+}
+
+// parseFlags parses args with fs, reporting usage errors on stderr.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return flag.ErrHelp
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// setFlags returns the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/gopsim/gopsim/examples"
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// SimOptions are the options of `gopsim sim`.
+type SimOptions struct {
+	Input      string     // schedule file; "" runs the embedded default example
+	Params     sim.Params // after --params and the -L.. flags
+	ParamsFile string
+	JSON       bool
+	Timing     bool // include wall time in JSON output
+	Queue      sim.QueueKind
+	queueName  string
+}
+
+func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
+	o := &SimOptions{Params: sim.DefaultParams()}
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	d := sim.DefaultParams()
+	fs.Int64Var(&o.Params.L, "L", d.L, "wire latency `L` in ns")
+	fs.Int64Var(&o.Params.Overhead, "o", d.Overhead, "CPU overhead `o` per message in ns (sender and receiver)")
+	fs.Int64Var(&o.Params.Gap, "g", d.Gap, "NIC gap `g` between messages in ns")
+	fs.Int64Var(&o.Params.GapPerByte, "G", d.GapPerByte, "NIC gap `G` per byte in ns/byte")
+	fs.Int64Var(&o.Params.OverheadPerByte, "O", d.OverheadPerByte, "CPU overhead `O` per byte in ns/byte")
+	fs.Int64Var(&o.Params.EagerLimit, "S", d.EagerLimit, "eager limit `S` in bytes: larger messages use rendezvous")
+	fs.StringVar(&o.ParamsFile, "params", "", "JSON parameter `file` (keys L_ns o_ns g_ns G_ns_per_byte O_ns_per_byte S_bytes); flags given on the command line override it")
+	fs.BoolVar(&o.JSON, "json", false, "print one JSON object (max_time_ns, per_rank_ns, events, params, ...) instead of text")
+	fs.BoolVar(&o.Timing, "timing", false, "with --json, also report wall time (makes the output vary between runs)")
+	fs.StringVar(&o.queueName, "queue", "radix", "event queue: `radix` (default) or heap (cross-check; same results)")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model and prints each rank's finishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return o, fs
+}
+
+func runSim(args []string, stdout, stderr io.Writer) int {
+	o, fs := simFlags(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "gopsim sim: %v\nRun 'gopsim help sim' for the flags.\n", err)
+		return ExitUsage
+	}
+	switch q := o.queueName; q {
+	case "radix":
+		o.Queue = sim.RadixQueue
+	case "heap":
+		o.Queue = sim.BinaryHeap
+	default:
+		fmt.Fprintf(stderr, "gopsim sim: --queue %q: expected radix or heap\n", q)
+		return ExitUsage
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "gopsim sim: one schedule file expected, got %d arguments\n", fs.NArg())
+		return ExitUsage
+	}
+	if fs.NArg() == 1 {
+		o.Input = fs.Arg(0)
+	}
+	if o.ParamsFile != "" {
+		// The file replaces the defaults; flags given explicitly win.
+		given, cmdline := setFlags(fs), o.Params
+		p, err := sim.ReadParamsFile(o.ParamsFile, sim.DefaultParams())
+		if err != nil {
+			fmt.Fprintf(stderr, "gopsim sim: %v\n", err)
+			return ExitError
+		}
+		for _, f := range []struct {
+			name     string
+			dst, src *int64
+		}{{"L", &p.L, &cmdline.L}, {"o", &p.Overhead, &cmdline.Overhead}, {"g", &p.Gap, &cmdline.Gap},
+			{"G", &p.GapPerByte, &cmdline.GapPerByte}, {"O", &p.OverheadPerByte, &cmdline.OverheadPerByte}, {"S", &p.EagerLimit, &cmdline.EagerLimit}} {
+			if given[f.name] {
+				*f.dst = *f.src
+			}
+		}
+		o.Params = p
+	}
+	if err := Sim(*o, stdout); err != nil {
+		fmt.Fprintf(stderr, "gopsim sim: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+// simReport is the JSON result of `gopsim sim --json`.
+type simReport struct {
+	Input     string     `json:"input"`
+	Format    string     `json:"format"`
+	NumRanks  int        `json:"num_ranks"`
+	NumOps    int        `json:"num_ops"`
+	CPUs      int        `json:"cpus_per_rank"`
+	NICs      int        `json:"nics_per_rank"`
+	Model     string     `json:"model"`
+	Params    sim.Params `json:"params"`
+	MaxTime   int64      `json:"max_time_ns"`
+	MaxRank   int        `json:"max_rank"`
+	PerRank   []int64    `json:"per_rank_ns"`
+	Events    uint64     `json:"events"`
+	WallNs    *int64     `json:"wall_time_ns,omitempty"`
+	EventsPer *float64   `json:"events_per_second,omitempty"`
+}
+
+// Sim loads the schedule named by o, simulates it and writes the result
+// to w (text, or JSON with o.JSON). The output depends only on the inputs,
+// except the wall-time lines of the text form and of --json --timing.
+func Sim(o SimOptions, w io.Writer) error {
+	var (
+		s      *goal.Schedule
+		format goal.Format
+		err    error
+		name   = o.Input
+	)
+	if name == "" {
+		name = "examples/" + examples.Default + " (embedded)"
+		data, rerr := examples.FS.ReadFile(examples.Default)
+		if rerr != nil {
+			return rerr
+		}
+		s, format, err = goal.Read(bytes.NewReader(data), "examples/"+examples.Default)
+	} else {
+		s, format, err = goal.ReadFile(name)
+	}
+	if err != nil {
+		return err
+	}
+	if err := o.Params.Validate(); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := sim.Run(s, sim.Options{Params: o.Params, Queue: o.Queue})
+	wall := time.Since(start)
+	if err != nil {
+		return err
+	}
+	rate := float64(res.Events) / max(wall.Seconds(), 1e-9)
+	if o.JSON {
+		rep := simReport{Input: name, Format: format.String(), NumRanks: s.NumRanks, NumOps: len(s.Ops), CPUs: s.NumCPUs,
+			NICs: s.NumNICs, Model: "loggops", Params: o.Params, MaxTime: res.MaxTime, MaxRank: res.MaxRank,
+			PerRank: res.PerRank, Events: res.Events}
+		if o.Timing {
+			ns := wall.Nanoseconds()
+			rep.WallNs, rep.EventsPer = &ns, &rate
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(w, "schedule:   %s (%s, %d ranks, %d ops, %d CPU and %d NIC per rank)\n", name, format, s.NumRanks, len(s.Ops), s.NumCPUs, s.NumNICs)
+	fmt.Fprintf(w, "model:      LogGOPS, %s\n", o.Params)
+	if s.NumRanks <= 16 {
+		fmt.Fprintf(w, "%-6s %16s\n", "rank", "finish_time_ns")
+		for r, t := range res.PerRank {
+			fmt.Fprintf(w, "%-6d %16d\n", r, t)
+		}
+	} else {
+		sorted := slices.Clone(res.PerRank)
+		slices.Sort(sorted)
+		var sum float64
+		for _, t := range sorted {
+			sum += float64(t)
+		}
+		fmt.Fprintf(w, "finish time over %d ranks: min %d ns, median %d ns, mean %.0f ns, max %d ns\n",
+			s.NumRanks, sorted[0], sorted[len(sorted)/2], sum/float64(len(sorted)), sorted[len(sorted)-1])
+		idx := make([]int, len(res.PerRank))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int {
+			if res.PerRank[a] != res.PerRank[b] {
+				if res.PerRank[a] > res.PerRank[b] {
+					return -1
+				}
+				return 1
+			}
+			return 0
+		})
+		fmt.Fprint(w, "slowest ranks:")
+		for _, r := range idx[:min(5, len(idx))] {
+			fmt.Fprintf(w, " %d (%d ns)", r, res.PerRank[r])
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "max finishing time: %d ns (%.6f s) at rank %d\n", res.MaxTime, float64(res.MaxTime)/1e9, res.MaxRank)
+	fmt.Fprintf(w, "events:     %d\n", res.Events)
+	fmt.Fprintf(w, "wall time:  %d ns (%.0f events/s)\n", wall.Nanoseconds(), rate)
+	return nil
+}

@@ -1,0 +1,54 @@
+// Package sim is gopsim's discrete-event engine: it simulates a GOAL
+// schedule under the LogGOPS model and gives every rank's finishing time,
+// exactly as LogGOPSim does on the schedules where LogGOPSim is well
+// defined.
+//
+// # Use
+//
+//	s, _, err := goal.ReadFile("allreduce.goal")
+//	if err != nil { ... }
+//	res, err := sim.Run(s, sim.Options{Params: sim.DefaultParams()})
+//	if err != nil { ... } // a *DeadlockError lists the stuck ops
+//	fmt.Println(res.MaxTime, res.PerRank)
+//
+// # Cost rules (docs/model.md has them in full)
+//
+// Per rank r: cpu[r][c], the time CPU c is free; sendnic[r][n] and
+// recvnic[r][n], the times NIC n may send and receive again. For a message
+// of s bytes, b = max(s-1, 0).
+//
+//   - calc T on (r,c) starting at t: cpu = t+T; it completes then.
+//   - send starting at t on (r,c,n): cpu = t+o+b*O, sendnic = t+g+b*G; the
+//     message arrives at t+o+L. Eager (s <= S) sends complete at t+o+b*O;
+//     rendezvous sends when matched (not before t+o+b*O), and the match
+//     raises the sender's cpu and sendnic to the match time.
+//   - recv starting at t is posted at no cost; if a matching message is
+//     already in the unexpected queue it completes at t.
+//   - an arrival at t on the receiver's (c,n) of the send waits until cpu
+//     and recvnic are free, then cpu = t+o+max(b*O, b*G), recvnic =
+//     t+g+b*G; it completes the first matching posted receive at the new
+//     cpu time, or joins the unexpected queue.
+//   - matching is FIFO; a source or tag of -1 on either side matches any.
+//   - an op becomes ready when its requires predecessors have completed and
+//     its irequires predecessors have started; it is queued at the latest of
+//     that time and its resources' free time (gopsim's correction: LogGOPSim
+//     used the free time alone). A rank's finishing time is max over its
+//     CPUs of cpu[r][c].
+//
+// # Determinism
+//
+// Events are processed in (time, sequence number) order; an event gets its
+// sequence number when it is first queued and keeps it when it is put back
+// because a resource was busy. Ops released by one event are queued rank by
+// rank in ascending order and, within a rank, sends, then receives, then
+// calcs, each in release order; ops ready at time 0 likewise. Nothing
+// depends on maps, goroutines, addresses or the wall clock, so the same
+// schedule and parameters always give the same result, whatever
+// GOMAXPROCS is, and both event queues (RadixQueue, BinaryHeap) give
+// identical results.
+//
+// Ranks are data, not goroutines: the state is a few flat slices indexed
+// by rank or op, and the event loop allocates nothing per event (matching
+// queues are B-trees keyed by rank, source, tag and queue order, so a
+// linear all-to-all does not go quadratic).
+package sim
