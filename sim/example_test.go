@@ -1,0 +1,49 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// The worked example of docs/model.md: one 1024-byte eager message.
+func ExampleRun() {
+	s, err := goal.ReadText(strings.NewReader(`num_ranks 2
+rank 0 {
+send 1024b to 1 tag 7
+}
+rank 1 {
+recv 1024b from 0 tag 7
+}
+`), "example.goal")
+	if err != nil {
+		panic(err)
+	}
+	res, err := sim.Run(s, sim.Options{Params: sim.DefaultParams()})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.PerRank, res.MaxTime, res.MaxRank)
+	// Output: [1500 11638] 11638 1
+}
+
+// A receive that no send matches: the error lists the stuck op.
+func ExampleDeadlockError() {
+	s, _ := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\nr: recv 8b from 1 tag 3\n}\nrank 1 {\n}\n"), "stuck.goal")
+	_, err := sim.Run(s, sim.Options{Params: sim.DefaultParams()})
+	var d *sim.DeadlockError
+	fmt.Println(errors.As(err, &d), d.Total)
+	fmt.Println(d.Stuck[0])
+	// Output:
+	// true 1
+	// rank 0 op 0 (r): recv 8 bytes from 1 tag 3: receive posted, no matching message arrived
+}
+
+func ExampleReadParams() {
+	p, err := sim.ReadParams(strings.NewReader(`{"L_ns": 1000, "S_bytes": 16384}`), "params.json", sim.DefaultParams())
+	fmt.Println(p, err)
+	// Output: L=1000 ns, o=1500 ns, g=1000 ns, G=6 ns/byte, O=0 ns/byte, S=16384 bytes <nil>
+}
