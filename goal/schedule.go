@@ -116,8 +116,8 @@ func (b *RankBlock) Reset(rank int32) {
 // Ops[RankStart[r]:RankStart[r+1]], and its local index is g-RankStart[r].
 type Schedule struct {
 	NumRanks int
-	NumCPUs  int // CPUs per rank: largest cpu index used, plus one
-	NumNICs  int // NICs per rank: largest nic index used, plus one
+	NumCPUs  int // CPUs per rank: at least the largest cpu index used, plus one
+	NumNICs  int // NICs per rank: at least the largest nic index used, plus one
 
 	Ops       []Op
 	RankStart []int32 // len NumRanks+1
@@ -134,7 +134,9 @@ var ErrTooLarge = errors.New("goal: schedule too large for the in-memory form (m
 // with AppendRank in rank order.
 func NewSchedule(numRanks int) *Schedule {
 	s := &Schedule{NumRanks: numRanks, NumCPUs: 1, NumNICs: 1}
-	s.RankStart = make([]int32, 1, numRanks+1)
+	// Reserve for at most 64 k ranks up front: numRanks comes from input
+	// files, and a 10-byte file must not make us allocate gigabytes.
+	s.RankStart = make([]int32, 1, min(numRanks, 1<<16)+1)
 	s.DepStart = []int32{0}
 	return s
 }

@@ -25,6 +25,10 @@ type Options struct {
 	Queue  QueueKind
 }
 
+// MaxResourceSlots bounds ranks × (CPUs + 2 NICs), the number of resource
+// clocks the engine keeps (8 bytes each): 2^31 slots are 16 GiB.
+const MaxResourceSlots = 1 << 31
+
 // Result is the outcome of a run.
 type Result struct {
 	Params   Params
@@ -113,6 +117,10 @@ func Run(s *goal.Schedule, opt Options) (*Result, error) {
 	}
 	if !s.Complete() {
 		return nil, fmt.Errorf("sim: schedule has %d of %d ranks", len(s.RankStart)-1, s.NumRanks)
+	}
+	if cells := int64(s.NumRanks) * int64(s.NumCPUs+2*s.NumNICs); cells > MaxResourceSlots {
+		return nil, fmt.Errorf("sim: %d ranks with %d CPUs and %d NICs each need %d resource clocks (%d GiB); the limit is %d",
+			s.NumRanks, s.NumCPUs, s.NumNICs, cells, cells*8>>30, int64(MaxResourceSlots))
 	}
 	e := newEngine(s, opt)
 	if err := e.checkSizes(); err != nil {

@@ -1,0 +1,52 @@
+package goal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// FuzzReadBinary checks that ReadBinary never panics, that it fails only
+// with errors that wrap ErrBinary, and that what it reads survives
+// WriteBinary and ReadBinary unchanged.
+func FuzzReadBinary(f *testing.F) {
+	for _, tc := range binSmall(f) {
+		f.Add(binEncode(f, tc.s, 0))
+		f.Add(binEncode(f, tc.s, 16))
+	}
+	small, _ := binSmallFile(f)
+	f.Add(small)
+	f.Add(binEncode(f, binDissemination(f, 16, 1024), 64))
+	f.Add([]byte{})
+	f.Add(BinaryMagic)
+	f.Add([]byte("num_ranks 1\nrank 0 {\n  l1: calc 10\n}\n"))
+	f.Add(binFile(f, 2, [4]uint64{1, 1, 1, 0}))
+	f.Add(binFile(f, 1, [4]uint64{2, 1, 1, 0}, binChunk{0, 2, binUV(1, 0xff, 1, 1, 1, 0, 0), nil}, binChunk{}))
+	f.Add(binFile(f, 1, [4]uint64{1, 1, 1, 0}, binChunk{0, 1, nil, []byte{0x28, 0xb5, 0x2f, 0xfd, 0xa0, 0, 0, 0, 0x40, 1, 2, 3}}, binChunk{}))
+	garbage := append([]byte(nil), BinaryMagic...)
+	garbage = binary.AppendUvarint(garbage, BinaryVersion)
+	f.Add(append(garbage, 3, 1, 1, 0, 9, 0, 3, 0xde, 0xad, 0xbe, 0xef, 0x12, 0x34, 0x56, 0x78, 0x9a, 0))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ReadBinary(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrBinary) {
+				t.Fatalf("error %q does not wrap ErrBinary", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := WriteBinary(&buf, s); err != nil {
+			t.Fatalf("writing a schedule just read: %v", err)
+		}
+		s2, err := ReadBinary(&buf)
+		if err != nil {
+			t.Fatalf("reading a schedule just written: %v", err)
+		}
+		if !reflect.DeepEqual(s, s2) {
+			t.Fatalf("write and read changed the schedule:\n%+v\n%+v", s, s2)
+		}
+	})
+}

@@ -1,0 +1,100 @@
+package goal_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// A ping-pong between two ranks, written and read back whole.
+func ExampleWriteBinary() {
+	s := goal.NewSchedule(2)
+	for r := int32(0); r < 2; r++ {
+		b := goal.RankBlock{
+			Rank: r,
+			Ops: []goal.Op{
+				{Kind: goal.Send, Size: 8, Peer: 1 - r, Tag: 7},
+				{Kind: goal.Recv, Size: 8, Peer: 1 - r, Tag: 7},
+			},
+			DepStart: []int32{0, 0, 1},
+			Deps:     []goal.Dep{goal.MakeDep(0, false)}, // rank r sends after its receive
+			Labels:   []goal.Label{{Op: 1, Name: "pong"}},
+		}
+		if r == 0 { // rank 0 starts: its receive waits for its send
+			b.DepStart = []int32{0, 1, 1}
+			b.Deps = []goal.Dep{goal.MakeDep(1, false)}
+		}
+		if err := s.AppendRank(&b); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	var file bytes.Buffer
+	if err := goal.WriteBinary(&file, s); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("binary:", goal.IsBinary(file.Bytes()))
+
+	t, err := goal.ReadBinary(&file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for g, op := range t.Ops {
+		fmt.Printf("rank %d %s: %s %d bytes, peer %d\n", t.RankOf(int32(g)), t.Label(int32(g)), op.Kind, op.Size, op.Peer)
+	}
+	// Output:
+	// binary: true
+	// rank 0 l1: send 8 bytes, peer 1
+	// rank 0 pong: recv 8 bytes, peer 1
+	// rank 1 l1: send 8 bytes, peer 0
+	// rank 1 pong: recv 8 bytes, peer 0
+}
+
+// A schedule too large to hold in memory is written and read one rank at
+// a time: here a ring, each rank sending 1 KiB to its right neighbour.
+func ExampleNewWriter() {
+	const ranks = 1000
+	var file bytes.Buffer
+	w, err := goal.NewWriter(&file, goal.Header{NumRanks: ranks, NumCPUs: 1, NumNICs: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var b goal.RankBlock
+	for r := int32(0); r < ranks; r++ {
+		b.Reset(r)
+		b.Ops = append(b.Ops,
+			goal.Op{Kind: goal.Send, Size: 1024, Peer: (r + 1) % ranks},
+			goal.Op{Kind: goal.Recv, Size: 1024, Peer: (r + ranks - 1) % ranks})
+		b.DepStart = append(b.DepStart, 0, 0, 0)
+		if err := w.WriteRank(&b); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("under 1 byte per op:", file.Len() < 2*ranks)
+
+	r, err := goal.NewReader(&file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ops := 0
+	for {
+		err := r.Next(&b) // b's storage is reused
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		ops += len(b.Ops)
+	}
+	fmt.Printf("%+v, %d ops\n", r.Header(), ops)
+	// Output:
+	// under 1 byte per op: true
+	// {NumRanks:1000 NumCPUs:1 NumNICs:1}, 2000 ops
+}
