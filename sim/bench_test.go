@@ -96,7 +96,7 @@ func BenchmarkRunDissemination(b *testing.B) {
 		for _, q := range []struct {
 			name string
 			kind QueueKind
-		}{{"radix", RadixQueue}, {"heap", BinaryHeap}} {
+		}{{"radix", RadixQueue}, {"heap", HeapQueue}} {
 			b.Run(fmt.Sprintf("P=%d/%s", P, q.name), func(b *testing.B) { benchRun(b, s, q.kind) })
 		}
 	}

@@ -95,9 +95,9 @@ func TestConformance(t *testing.T) {
 	}
 	cache := map[string]*goal.Schedule{}
 	for _, row := range rows {
-		for _, q := range []QueueKind{RadixQueue, BinaryHeap} {
+		for _, q := range []QueueKind{RadixQueue, HeapQueue} {
 			name := row.name
-			if q == BinaryHeap {
+			if q == HeapQueue {
 				name += "/heap"
 			}
 			t.Run(name, func(t *testing.T) {

@@ -44,7 +44,7 @@
 // calcs, each in release order; ops ready at time 0 likewise. Nothing
 // depends on maps, goroutines, addresses or the wall clock, so the same
 // schedule and parameters always give the same result, whatever
-// GOMAXPROCS is, and both event queues (RadixQueue, BinaryHeap) give
+// GOMAXPROCS is, and both event queues (RadixQueue, HeapQueue) give
 // identical results.
 //
 // Ranks are data, not goroutines: the state is a few flat slices indexed

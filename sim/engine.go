@@ -15,7 +15,7 @@ type QueueKind uint8
 
 const (
 	RadixQueue QueueKind = iota // monotone radix heap (default)
-	BinaryHeap                  // 4-ary heap over the same order
+	HeapQueue                   // 4-ary min-heap over the same order
 )
 
 // Options configure a run. The zero value uses the radix queue; Params
@@ -153,7 +153,7 @@ func newEngine(s *goal.Schedule, opt Options) *engine {
 	e.pending = make([]int32, len(s.Ops))
 	e.tm = make([]int64, len(s.Ops))
 	e.state = make([]uint8, len(s.Ops))
-	e.useHeap = opt.Queue == BinaryHeap
+	e.useHeap = opt.Queue == HeapQueue
 	e.wildPosted = make([]int32, s.NumRanks)
 	e.wildUnexpected = make([]int32, s.NumRanks)
 	e.posted = btree.NewG(32, matchLess)

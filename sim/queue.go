@@ -110,22 +110,31 @@ func (q *radixQueue) push(e event) {
 		q.pushMin(e)
 		return
 	}
-	q.add(b, e)
-}
-
-// add appends e to bucket b >= 1.
-func (q *radixQueue) add(b int, e event) {
-	if q.mask&(1<<(b-1)) == 0 {
-		q.mask |= 1 << (b - 1)
-		q.min[b] = e.time
-	} else if e.time < q.min[b] {
+	// The same as in refill, written out twice for speed.
+	bit := uint64(1) << (b - 1)
+	if q.mask&bit == 0 || e.time < q.min[b] {
 		q.min[b] = e.time
 	}
+	q.mask |= bit
 	bk := q.buckets[b]
-	if len(bk) == cap(bk) && cap(q.spare) > len(bk) {
-		bk, q.spare = append(q.spare, bk...), bk[:0]
+	if len(bk) == cap(bk) {
+		bk = q.grow(bk)
 	}
 	q.buckets[b] = append(bk, e)
+}
+
+// grow returns bk with room for one more event: moved into the spare
+// storage if that is larger, leaving bk's storage as the spare, or else
+// grown by append. It is the rare path of adding to a bucket, kept out of
+// line so that the common path stays small.
+//
+//go:noinline
+func (q *radixQueue) grow(bk []event) []event {
+	if cap(q.spare) > len(bk) {
+		bk, q.spare = append(q.spare, bk...), bk[:0]
+		return bk
+	}
+	return slices.Grow(bk, 1)
 }
 
 // pushMin adds e, whose time is last, to bucket 0 in key order.
@@ -199,7 +208,16 @@ func (q *radixQueue) refill() {
 			b0 = append(b0, e)
 			continue
 		}
-		q.add(b, e)
+		bit := uint64(1) << (b - 1)
+		if q.mask&bit == 0 || e.time < q.min[b] {
+			q.min[b] = e.time
+		}
+		q.mask |= bit
+		bk := q.buckets[b]
+		if len(bk) == cap(bk) {
+			bk = q.grow(bk)
+		}
+		q.buckets[b] = append(bk, e)
 	}
 	if s := q.buckets[src]; cap(s) > cap(q.spare) {
 		q.buckets[src], q.spare = q.spare, s[:0]

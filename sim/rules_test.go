@@ -57,7 +57,7 @@ func TestRules(t *testing.T) {
 				return "parse error: " + err.Error() + "\n"
 			}
 			out := [2]string{}
-			for i, q := range []QueueKind{RadixQueue, BinaryHeap} {
+			for i, q := range []QueueKind{RadixQueue, HeapQueue} {
 				res, err := Run(s, Options{Params: p, Queue: q})
 				var b strings.Builder
 				if err != nil {

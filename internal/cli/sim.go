@@ -63,7 +63,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	case "radix":
 		o.Queue = sim.RadixQueue
 	case "heap":
-		o.Queue = sim.BinaryHeap
+		o.Queue = sim.HeapQueue
 	default:
 		fmt.Fprintf(stderr, "gopsim sim: --queue %q: expected radix or heap\n", q)
 		return ExitUsage
