@@ -52,6 +52,7 @@ type TextReader struct {
 
 	// per-block state
 	opLine  []int32 // line of each op of the block
+	opCol   []int32 // column of its peer (send, recv) or keyword (calc)
 	exc     []bool  // op has a non-canonical label (or none)
 	labels  map[string]int32
 	edges   []pendingEdge
@@ -125,11 +126,15 @@ func (t *TextReader) readLine() (bool, error) {
 	}
 	t.num++
 	l := t.scratch
+	// A newline is "\r\n" or "\n". txt2bin appends a '\n' at the end of
+	// its input, so a final "\r" without '\n' ends a line too.
 	if n := len(l); n > 0 && l[n-1] == '\n' {
 		l = l[:n-1]
 		if n := len(l); n > 0 && l[n-1] == '\r' {
 			l = l[:n-1]
 		}
+	} else if n > 0 && t.eof && l[n-1] == '\r' {
+		l = l[:n-1]
 	}
 	t.line, t.pos = l, 0
 	return true, nil
@@ -225,7 +230,7 @@ func (t *TextReader) Next(b *RankBlock) error {
 		if ok, err := t.readLine(); err != nil {
 			return err
 		} else if !ok {
-			return t.errAt(1, "empty file: expected num_ranks and rank blocks")
+			return &SyntaxError{File: t.name, Line: 1, Col: 1, Msg: "empty file: expected num_ranks and rank blocks"}
 		}
 	}
 	for {
@@ -316,7 +321,7 @@ func (t *TextReader) finish() error {
 		return t.errHere(`"}" closing rank ` + strconv.Itoa(t.next))
 	}
 	if t.numRanks < 0 {
-		return t.errAt(1, "no num_ranks statement in the file")
+		return &SyntaxError{File: t.name, Line: 1, Col: 1, Msg: "no num_ranks statement in the file"}
 	}
 	if t.next < t.numRanks {
 		return &SyntaxError{File: t.name, Line: t.num, Col: len(t.line) + 1,
@@ -344,6 +349,7 @@ func (t *TextReader) rankStmt(b *RankBlock, col int) error {
 	if t.inBlock {
 		return t.errAt(col, "rank block opened inside rank %d (missing \"}\")", t.next)
 	}
+	t.skipBlanks()
 	numCol := t.pos + 1
 	r, err := t.uint("rank number", MaxRanks)
 	if err != nil {
@@ -363,6 +369,7 @@ func (t *TextReader) rankStmt(b *RankBlock, col int) error {
 	t.inBlock = true
 	b.Reset(int32(r))
 	t.opLine = t.opLine[:0]
+	t.opCol = t.opCol[:0]
 	t.exc = t.exc[:0]
 	clear(t.labels)
 	t.edges = t.edges[:0]
@@ -448,6 +455,7 @@ func (t *TextReader) opStmt(b *RankBlock, kw, label string, col int) error {
 		return t.errAt(col, "more than %d ops in rank %d", math.MaxInt32-1, b.Rank)
 	}
 	var op Op
+	vcol := col // where Validate's complaints about the op point
 	switch kw {
 	case "calc":
 		op.Kind = Calc
@@ -485,7 +493,9 @@ func (t *TextReader) opStmt(b *RankBlock, kw, label string, col int) error {
 		if !t.literal(dir) {
 			return t.errHere(strconv.Quote(dir))
 		}
+		t.skipBlanks()
 		pcol := t.pos + 1
+		vcol = pcol
 		if op.Kind == Recv {
 			p, wild, err := t.wildOrUint("source rank", MaxRanks)
 			if err != nil {
@@ -496,8 +506,6 @@ func (t *TextReader) opStmt(b *RankBlock, kw, label string, col int) error {
 				op.Peer = AnySource
 			}
 		} else {
-			t.skipBlanks()
-			pcol = t.pos + 1
 			p, err := t.uint("destination rank", MaxRanks)
 			if err != nil {
 				return err
@@ -542,6 +550,7 @@ func (t *TextReader) opStmt(b *RankBlock, kw, label string, col int) error {
 	idx := int32(len(b.Ops))
 	b.Ops = append(b.Ops, op)
 	t.opLine = append(t.opLine, int32(t.num))
+	t.opCol = append(t.opCol, int32(vcol))
 	exc := label == "" || canonicalIndex([]byte(label)) != int64(idx)
 	t.exc = append(t.exc, exc)
 	if exc {
@@ -593,7 +602,7 @@ func (t *TextReader) closeBlock(b *RankBlock, col int) error {
 			e := t.edges[t.order[berr.Edge]]
 			line, c = int(e.line), int(e.col)
 		case berr.Op >= 0:
-			line, c = int(t.opLine[berr.Op]), 1
+			line, c = int(t.opLine[berr.Op]), int(t.opCol[berr.Op])
 		}
 		return &SyntaxError{File: t.name, Line: line, Col: c, Msg: berr.Msg}
 	}

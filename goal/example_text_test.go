@@ -1,0 +1,169 @@
+package goal_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+const exampleText = `num_ranks 2
+rank 0 {
+l1: send 1024b to 1 tag 7
+l2: calc 500
+l2 requires l1
+}
+rank 1 {
+l1: recv 1024b from 0 tag 7
+}
+`
+
+func ExampleReadText() {
+	s, err := goal.ReadText(strings.NewReader(exampleText), "pingpong.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for r := range s.NumRanks {
+		for i, op := range s.RankOps(r) {
+			g := s.RankStart[r] + int32(i)
+			fmt.Printf("rank %d %s: %v size %d peer %d tag %d\n", r, s.Label(g), op.Kind, op.Size, op.Peer, op.Tag)
+		}
+	}
+
+	// Errors name the file, line and column.
+	_, err = goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\nsend 8b to 9\n}\n"), "bad.goal")
+	fmt.Println(err)
+	var se *goal.SyntaxError
+	fmt.Println(errors.As(err, &se), se.Line, se.Col, errors.Is(err, goal.ErrSyntax))
+	// Output:
+	// rank 0 l1: send size 1024 peer 1 tag 7
+	// rank 0 l2: calc size 500 peer 0 tag 0
+	// rank 1 l1: recv size 1024 peer 0 tag 7
+	// bad.goal:3:12: peer rank 9 outside 0..1 (num_ranks 2)
+	// true 3 12 true
+}
+
+func ExampleWriteText() {
+	s, err := goal.ReadText(strings.NewReader(`num_ranks 2
+rank 0 { // comments go, clauses get their canonical form
+  a:send 8b to 1 tag -1 cpu 1
+  calc 20
+}
+rank 1 {
+  recv 8 b from -1
+}
+`), "in.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := goal.WriteText(os.Stdout, s); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// num_ranks 2
+	//
+	// rank 0 {
+	// a: send 8b to 1 tag -1 cpu 1
+	// calc 20
+	// }
+	//
+	// rank 1 {
+	// recv 8b from -1 tag 0
+	// }
+}
+
+func ExampleNewTextReader() {
+	// Read one rank block at a time: only one block is held in memory.
+	tr := goal.NewTextReader(strings.NewReader(exampleText), "pingpong.goal")
+	var b goal.RankBlock // reused by every Next
+	for {
+		err := tr.Next(&b)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("rank %d of %d: %d ops, %d dependencies\n", b.Rank, tr.NumRanks(), len(b.Ops), len(b.Deps))
+		for p := range b.Ops {
+			for _, d := range b.Deps[b.DepStart[p]:b.DepStart[p+1]] {
+				fmt.Printf("  op %d requires op %d (irequires: %v)\n", d.Succ(), p, d.Start())
+			}
+		}
+	}
+	// Output:
+	// rank 0 of 2: 2 ops, 1 dependencies
+	//   op 1 requires op 0 (irequires: false)
+	// rank 1 of 2: 1 ops, 0 dependencies
+}
+
+func ExampleWriteFile() {
+	dir, err := os.MkdirTemp("", "goal-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	s, err := goal.ReadText(strings.NewReader(exampleText), "pingpong.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The format follows the file name: .goal is text, anything else binary.
+	for _, name := range []string{"pingpong.goal", "pingpong.bin"} {
+		path := filepath.Join(dir, name)
+		if err := goal.WriteFile(path, s, goal.FormatForPath(path)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "pingpong.goal"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(string(text))
+	// Output:
+	// num_ranks 2
+	//
+	// rank 0 {
+	// l1: send 1024b to 1 tag 7
+	// l2: calc 500
+	// l2 requires l1
+	// }
+	//
+	// rank 1 {
+	// l1: recv 1024b from 0 tag 7
+	// }
+}
+
+func ExampleReadFile() {
+	dir, err := os.MkdirTemp("", "goal-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	s, err := goal.ReadText(strings.NewReader(exampleText), "pingpong.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range []goal.Format{goal.FormatText, goal.FormatBinary} {
+		if err := goal.WriteFile(filepath.Join(dir, "pingpong."+f.String()), s, f); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	// ReadFile sniffs the format from the content, not the name.
+	for _, name := range []string{"pingpong.text", "pingpong.binary"} {
+		back, format, err := goal.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %v, %d ranks, %d ops\n", name, format, back.NumRanks, back.NumOps())
+	}
+	// Output:
+	// pingpong.text: text, 2 ranks, 3 ops
+	// pingpong.binary: binary, 2 ranks, 3 ops
+}
