@@ -39,8 +39,6 @@ func commands() []command {
 	}
 }
 
-// errUsage marks command-line mistakes (exit status 2).
-var errUsage = errors.New("usage")
 
 // Main runs the gopsim command line with args (without the program name)
 // and returns the exit status.
@@ -131,16 +129,21 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// parseFlags parses args with fs, reporting usage errors on stderr.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// parseFlags parses args with fs. On -h it prints the usage to stdout; on
+// a mistake it explains it on stderr. ok is false when the command must
+// stop, with code as its exit status.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return flag.ErrHelp
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return ExitOK, false
 		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		fmt.Fprintf(stderr, "gopsim %s: %v\nRun 'gopsim help %s' for the flags.\n", fs.Name(), err, fs.Name())
+		return ExitUsage, false
 	}
-	return nil
+	return ExitOK, true
 }
 
 // setFlags returns the names of the flags given on the command line.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,14 +25,8 @@ conversion leaves no partial file.
 
 func runConvert(args []string, stdout, stderr io.Writer) int {
 	fs := convertFlags(stderr)
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return ExitOK
-		}
-		fmt.Fprintf(stderr, "gopsim convert: %v\n", err)
-		return ExitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 2 {
 		fmt.Fprintln(stderr, "gopsim convert: expected IN and OUT")

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,14 +49,8 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 
 func runSim(args []string, stdout, stderr io.Writer) int {
 	o, fs := simFlags(stderr)
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return ExitOK
-		}
-		fmt.Fprintf(stderr, "gopsim sim: %v\nRun 'gopsim help sim' for the flags.\n", err)
-		return ExitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	switch q := o.queueName; q {
 	case "radix":
