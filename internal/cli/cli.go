@@ -39,7 +39,6 @@ func commands() []command {
 	}
 }
 
-
 // Main runs the gopsim command line with args (without the program name)
 // and returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
