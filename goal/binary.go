@@ -728,6 +728,30 @@ func (r *Reader) badVarint(pos int, what string) error {
 	return r.failRaw(pos, "%s: varint overflows 64 bits", what)
 }
 
+// indexColumn decodes the cpu (bit binCPU) or nic (bit binNIC) column:
+// one value below limit for each op whose flags have the bit.
+func (r *Reader) indexColumn(b *RankBlock, flags []byte, bit byte, what string, limit int, rank int32) error {
+	for i, f := range flags {
+		if f&bit == 0 {
+			continue
+		}
+		p := r.pos
+		v, ok := r.rawUvarint()
+		if !ok {
+			return r.badVarint(p, what)
+		}
+		if v >= uint64(limit) {
+			return r.failRaw(p, "rank %d, op %d: %s %d, the header has %d %ss", rank, i, what, v, limit, what)
+		}
+		if bit == binCPU {
+			b.Ops[i].CPU = uint16(v)
+		} else {
+			b.Ops[i].NIC = uint16(v)
+		}
+	}
+	return nil
+}
+
 // decodeBlock decodes the rank block of rank at r.raw[r.pos:] into b.
 func (r *Reader) decodeBlock(b *RankBlock, rank int32) error {
 	b.Reset(rank)
@@ -792,31 +816,11 @@ func (r *Reader) decodeBlock(b *RankBlock, rank int32) error {
 		}
 		b.Ops[i].Tag = uint32(v)
 	}
-	for i, f := range flags {
-		if f&binCPU == 0 {
-			continue
-		}
-		p = r.pos
-		if v, ok = r.rawUvarint(); !ok {
-			return r.badVarint(p, "cpu")
-		}
-		if v >= uint64(r.h.NumCPUs) {
-			return r.failRaw(p, "rank %d, op %d: cpu %d, the header has %d cpus", rank, i, v, r.h.NumCPUs)
-		}
-		b.Ops[i].CPU = uint16(v)
+	if err := r.indexColumn(b, flags, binCPU, "cpu", r.h.NumCPUs, rank); err != nil {
+		return err
 	}
-	for i, f := range flags {
-		if f&binNIC == 0 {
-			continue
-		}
-		p = r.pos
-		if v, ok = r.rawUvarint(); !ok {
-			return r.badVarint(p, "nic")
-		}
-		if v >= uint64(r.h.NumNICs) {
-			return r.failRaw(p, "rank %d, op %d: nic %d, the header has %d nics", rank, i, v, r.h.NumNICs)
-		}
-		b.Ops[i].NIC = uint16(v)
+	if err := r.indexColumn(b, flags, binNIC, "nic", r.h.NumNICs, rank); err != nil {
+		return err
 	}
 	b.DepStart = slices.Grow(b.DepStart, nops+1)
 	b.DepStart = append(b.DepStart, 0)
@@ -891,23 +895,9 @@ func ReadBinary(r io.Reader) (*Schedule, error) {
 		return nil, err
 	}
 	h := br.Header()
-	// NewSchedule reserves room for every rank; the header's rank count
-	// is not to be trusted that far before the ranks arrive.
-	s := NewSchedule(0)
-	s.NumRanks = h.NumRanks
-	s.RankStart = make([]int32, 1, min(h.NumRanks, 1<<16)+1)
-	var b RankBlock
-	for {
-		err := br.Next(&b)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := s.AppendRank(&b); err != nil {
-			return nil, fmt.Errorf("goal: binary schedule: rank %d: %w", b.Rank, err)
-		}
+	s, err := collect(br.Next, func() int { return h.NumRanks }, "goal: binary schedule")
+	if err != nil {
+		return nil, err
 	}
 	if s.NumCPUs > h.NumCPUs || s.NumNICs > h.NumNICs { // Next checks every op; this is a safety net
 		return nil, fmt.Errorf("goal: binary schedule uses %d cpus and %d nics, its header declares %d and %d: %w",

@@ -3,6 +3,7 @@ package goal
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 )
@@ -177,6 +178,35 @@ func (s *Schedule) AppendRank(b *RankBlock) error {
 	}
 	s.RankStart = append(s.RankStart, int32(len(s.Ops)))
 	return nil
+}
+
+// collect builds a Schedule from a stream of rank blocks: next fills a
+// block or returns io.EOF after the last; numRanks is asked once the first
+// block has been read (a text file's num_ranks may come late) or at the
+// end if there is none. Errors of next are returned as they are; an
+// AppendRank failure (too large a schedule) is prefixed with where.
+func collect(next func(*RankBlock) error, numRanks func() int, where string) (*Schedule, error) {
+	var b RankBlock
+	var s *Schedule
+	for {
+		err := next(&b)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			s = NewSchedule(numRanks())
+		}
+		if err := s.AppendRank(&b); err != nil {
+			return nil, fmt.Errorf("%s: rank %d: %w", where, b.Rank, err)
+		}
+	}
+	if s == nil {
+		s = NewSchedule(numRanks())
+	}
+	return s, nil
 }
 
 // Complete reports whether every rank has been appended.

@@ -285,7 +285,7 @@ func (t *TextReader) Next(b *RankBlock) error {
 			if !t.inBlock {
 				return t.errAt(col, "%s outside a rank block", word)
 			}
-			err = t.opStmt(b, string(word), "", col)
+			err = t.opStmt(b, opKeyword(word), nil, col)
 		default:
 			if !t.inBlock {
 				return t.errAt(col, "expected \"rank\", \"num_ranks\" or a comment, found %q", word)
@@ -416,7 +416,7 @@ func (t *TextReader) labelStmt(b *RankBlock, label []byte, col int) error {
 				if _, dup := t.lookup(b, label); dup {
 					return t.errAt(col, "label %s defined twice in rank %d", label, b.Rank)
 				}
-				return t.opStmt(b, kw, string(label), opCol)
+				return t.opStmt(b, kw, label, opCol)
 			}
 		}
 		return t.errHere(`"send", "recv" or "calc"`)
@@ -450,7 +450,21 @@ func (t *TextReader) labelStmt(b *RankBlock, label []byte, col int) error {
 	return nil
 }
 
-func (t *TextReader) opStmt(b *RankBlock, kw, label string, col int) error {
+// opKeyword returns the constant string for an op keyword, so that
+// dispatching on it allocates nothing.
+func opKeyword(word []byte) string {
+	switch string(word) {
+	case "send":
+		return "send"
+	case "recv":
+		return "recv"
+	}
+	return "calc"
+}
+
+// opStmt parses the op after its keyword kw; label (nil if none) points
+// into the current line and is copied only when it must be stored.
+func (t *TextReader) opStmt(b *RankBlock, kw string, label []byte, col int) error {
 	if len(b.Ops) >= math.MaxInt32-1 {
 		return t.errAt(col, "more than %d ops in rank %d", math.MaxInt32-1, b.Rank)
 	}
@@ -551,12 +565,13 @@ func (t *TextReader) opStmt(b *RankBlock, kw, label string, col int) error {
 	b.Ops = append(b.Ops, op)
 	t.opLine = append(t.opLine, int32(t.num))
 	t.opCol = append(t.opCol, int32(vcol))
-	exc := label == "" || canonicalIndex([]byte(label)) != int64(idx)
+	exc := len(label) == 0 || canonicalIndex(label) != int64(idx)
 	t.exc = append(t.exc, exc)
 	if exc {
-		b.Labels = append(b.Labels, Label{Op: idx, Name: label})
-		if label != "" {
-			t.labels[label] = idx
+		name := string(label)
+		b.Labels = append(b.Labels, Label{Op: idx, Name: name})
+		if name != "" {
+			t.labels[name] = idx
 		}
 	}
 	return nil
@@ -613,25 +628,5 @@ func (t *TextReader) closeBlock(b *RankBlock, col int) error {
 // ReadText reads a whole GOAL text schedule; name is used in errors.
 func ReadText(r io.Reader, name string) (*Schedule, error) {
 	t := NewTextReader(r, name)
-	var b RankBlock
-	var s *Schedule
-	for {
-		err := t.Next(&b)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if s == nil {
-			s = NewSchedule(t.NumRanks())
-		}
-		if err := s.AppendRank(&b); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if s == nil {
-		s = NewSchedule(t.NumRanks())
-	}
-	return s, nil
+	return collect(t.Next, t.NumRanks, name)
 }

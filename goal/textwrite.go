@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -18,7 +19,7 @@ type TextWriter struct {
 	numRanks int
 	next     int
 	buf      []byte
-	names    []string
+	exc      []int32 // per op of the current block: index into Labels, or -1
 }
 
 // NewTextWriter starts a text schedule of numRanks ranks on w.
@@ -38,30 +39,25 @@ func (t *TextWriter) WriteRank(b *RankBlock) error {
 	}
 	t.next++
 	n := len(b.Ops)
-	if cap(t.names) < n {
-		t.names = make([]string, n)
+	exc := slices.Grow(t.exc[:0], n)[:n]
+	for i := range exc {
+		exc[i] = -1
 	}
-	names := t.names[:n]
-	for i := range names {
-		names[i] = ""
-	}
-	li := 0
-	for i := range names {
-		if li < len(b.Labels) && int(b.Labels[li].Op) == i {
-			names[i] = b.Labels[li].Name
-			li++
-		} else {
-			names[i] = CanonicalLabel(int32(i))
+	for i, l := range b.Labels {
+		if l.Op < 0 || int(l.Op) >= n {
+			return fmt.Errorf("goal: text writer: rank %d: label %q of op %d, which does not exist", b.Rank, l.Name, l.Op)
 		}
+		exc[l.Op] = int32(i)
 	}
+	t.exc = exc
 	buf := t.buf[:0]
 	buf = append(buf, "\nrank "...)
 	buf = strconv.AppendInt(buf, int64(b.Rank), 10)
 	buf = append(buf, " {\n"...)
 	for i := range b.Ops {
 		op := &b.Ops[i]
-		if names[i] != "" {
-			buf = append(buf, names[i]...)
+		if t.hasLabel(b, int32(i)) {
+			buf = t.appendLabel(buf, b, int32(i))
 			buf = append(buf, ": "...)
 		}
 		switch op.Kind {
@@ -114,16 +110,16 @@ func (t *TextWriter) WriteRank(b *RankBlock) error {
 		for e := b.DepStart[p]; e < b.DepStart[p+1]; e++ {
 			d := b.Deps[e]
 			s := d.Succ()
-			if names[s] == "" || names[p] == "" {
+			if !t.hasLabel(b, s) || !t.hasLabel(b, int32(p)) {
 				return fmt.Errorf("goal: rank %d: op %d or op %d has a dependency but no label", b.Rank, s, p)
 			}
-			buf = append(buf, names[s]...)
+			buf = t.appendLabel(buf, b, s)
 			if d.Start() {
 				buf = append(buf, " irequires "...)
 			} else {
 				buf = append(buf, " requires "...)
 			}
-			buf = append(buf, names[p]...)
+			buf = t.appendLabel(buf, b, int32(p))
 			buf = append(buf, '\n')
 			if len(buf) > 1<<15 {
 				if _, err := t.bw.Write(buf); err != nil {
@@ -137,6 +133,20 @@ func (t *TextWriter) WriteRank(b *RankBlock) error {
 	_, err := t.bw.Write(buf)
 	t.buf = buf[:0]
 	return err
+}
+
+// hasLabel reports whether op i of b has a label (canonical or stored).
+func (t *TextWriter) hasLabel(b *RankBlock, i int32) bool {
+	return t.exc[i] < 0 || b.Labels[t.exc[i]].Name != ""
+}
+
+// appendLabel appends op i's label: the stored exception, or CanonicalLabel
+// written straight into buf.
+func (t *TextWriter) appendLabel(buf []byte, b *RankBlock, i int32) []byte {
+	if k := t.exc[i]; k >= 0 {
+		return append(buf, b.Labels[k].Name...)
+	}
+	return strconv.AppendInt(append(buf, 'l'), int64(i)+1, 10)
 }
 
 // Close flushes the output; it is an error if not every rank was written.

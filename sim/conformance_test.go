@@ -45,10 +45,12 @@ func readConformance(t *testing.T, path string) []conformanceRow {
 	}
 	var rows []conformanceRow
 	for _, rec := range recs[1:] {
-		r := conformanceRow{name: rec[col["case"]], file: filepath.Join(filepath.Dir(path), rec[col["goal"]]), max: -1}
-		if _, ok := col["goal"]; ok && !strings.Contains(path, "edge") {
-			r.file = filepath.Join(filepath.Dir(path), "goal", rec[col["goal"]])
+		// expected.csv names files in goal/, edge/expected.csv files beside it.
+		dir := filepath.Dir(path)
+		if filepath.Base(dir) != "edge" {
+			dir = filepath.Join(dir, "goal")
 		}
+		r := conformanceRow{name: rec[col["case"]], file: filepath.Join(dir, rec[col["goal"]]), max: -1}
 		r.p = Params{L: num(rec, "L"), Overhead: num(rec, "o"), Gap: num(rec, "g"), GapPerByte: num(rec, "G"),
 			OverheadPerByte: num(rec, "O"), EagerLimit: num(rec, "S")}
 		if i, ok := col["max_time_ns"]; ok && rec[i] != "" {
