@@ -37,6 +37,7 @@ fmt-check:
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -tags invariants -count=1 ./sim
 
 # A short pass over every fuzz target (FUZZTIME each); `make fuzz
 # FUZZTIME=10m` for a real session.

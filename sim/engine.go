@@ -106,6 +106,7 @@ type engine struct {
 	visitMsgScan  func(matchItem) bool
 
 	batch  []release
+	now    int64 // time of the event being processed
 	events uint64
 	done   int
 }
@@ -182,6 +183,9 @@ func (e *engine) checkSizes() error {
 }
 
 func (e *engine) push(ev event) {
+	if invariants && ev.time < e.now {
+		panic(fmt.Sprintf("sim: event at %d ns queued while the clock is at %d ns (op %d, rank %d)", ev.time, e.now, ev.op, ev.rank))
+	}
 	if e.useHeap {
 		e.heap.push(ev)
 	} else {
@@ -311,6 +315,10 @@ func (e *engine) loop() {
 			ev = e.radix.pop()
 		}
 		e.events++
+		if invariants && ev.time < e.now {
+			panic(fmt.Sprintf("sim: clock went back from %d ns to %d ns", e.now, ev.time))
+		}
+		e.now = ev.time
 		if ev.key&1 != 0 {
 			e.arrival(ev)
 		} else {
