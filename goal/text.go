@@ -582,6 +582,9 @@ func (t *TextReader) closeBlock(b *RankBlock, col int) error {
 	if t.numRanks < 0 {
 		return t.errAt(col, "rank %d closed before num_ranks was given", b.Rank)
 	}
+	if int(b.Rank) >= t.numRanks { // num_ranks came inside the block
+		return t.errAt(col, "rank %d closed, but it is outside 0..%d (num_ranks %d)", b.Rank, t.numRanks-1, t.numRanks)
+	}
 	n := len(b.Ops)
 	// Stable counting sort of the edges by predecessor.
 	b.DepStart = append(b.DepStart[:0], make([]int32, n+1)...)
