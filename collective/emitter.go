@@ -1,0 +1,126 @@
+package collective
+
+import (
+	"math"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// emitter is what an algorithm writes through. Most algorithms are a
+// sequence of rounds (a blocking MPI_Sendrecv, a step of a tree): every op
+// of a round requires every op of the previous round, as in a blocking MPI
+// implementation where a step starts when the previous one completed. The
+// first round requires the ops the call was given to start after, and the
+// last round is what the call ends with.
+//
+// Algorithms that are not rounds (pipelines that keep several segments in
+// flight) use the raw* methods and requires, then name their last ops with
+// end.
+type emitter struct {
+	b     *goal.Builder
+	s     *Spec
+	me, p int
+	prev  []int32 // ops of the last completed round (at first: the start)
+	cur   []int32 // ops of the round being built
+}
+
+// world is the world rank of comm rank i.
+func (e *emitter) world(i int) int32 { return e.s.Comm.World(i) }
+
+func (e *emitter) inRound(id int32) int32 {
+	for _, p := range e.prev {
+		e.b.Requires(id, p)
+	}
+	e.cur = append(e.cur, id)
+	return id
+}
+
+// send adds to the current round a send of size bytes to comm rank peer.
+func (e *emitter) send(peer int, size uint64) int32 { return e.inRound(e.rawSend(peer, size)) }
+
+// recv adds to the current round a receive of size bytes from comm rank peer.
+func (e *emitter) recv(peer int, size uint64) int32 { return e.inRound(e.rawRecv(peer, size)) }
+
+// reduce charges the combination of size received bytes: with a positive
+// Spec.ReduceNsPerByte it adds a calc op to the round that requires in and
+// takes in's place among the round's ends; otherwise it adds nothing. It
+// returns the op that has the combined data (the calc, or in).
+func (e *emitter) reduce(size uint64, in int32) int32 {
+	t := e.reduceTime(size)
+	if t == 0 {
+		return in
+	}
+	c := e.b.Calc(t, e.s.CPU)
+	e.b.Requires(c, in)
+	for i, id := range e.cur {
+		if id == in {
+			e.cur[i] = c
+			return c
+		}
+	}
+	e.cur = append(e.cur, c)
+	return c
+}
+
+// reduceTime is the compute time of combining size bytes, in ns.
+func (e *emitter) reduceTime(size uint64) uint64 {
+	if e.s.ReduceNsPerByte <= 0 || size == 0 {
+		return 0
+	}
+	return uint64(math.Round(float64(size) * e.s.ReduceNsPerByte))
+}
+
+// next closes the current round; an empty round changes nothing.
+func (e *emitter) next() {
+	if len(e.cur) == 0 {
+		return
+	}
+	e.prev, e.cur = append(e.prev[:0], e.cur...), e.cur[:0]
+}
+
+// rawSend appends a send with no dependencies and outside any round.
+func (e *emitter) rawSend(peer int, size uint64) int32 {
+	return e.b.Send(size, e.world(peer), e.s.Tag, e.s.CPU, e.s.NIC)
+}
+
+// rawRecv appends a receive with no dependencies and outside any round.
+func (e *emitter) rawRecv(peer int, size uint64) int32 {
+	return e.b.Recv(size, e.world(peer), e.s.Tag, e.s.CPU, e.s.NIC)
+}
+
+// rawReduce appends the calc of combining size bytes after in, outside any
+// round; it returns in when there is no reduction cost.
+func (e *emitter) rawReduce(size uint64, in int32) int32 {
+	t := e.reduceTime(size)
+	if t == 0 {
+		return in
+	}
+	c := e.b.Calc(t, e.s.CPU)
+	e.b.Requires(c, in)
+	return c
+}
+
+// requires records succ requires pred; a negative pred is ignored.
+func (e *emitter) requires(succ, pred int32) {
+	if pred >= 0 {
+		e.b.Requires(succ, pred)
+	}
+}
+
+// requiresStart makes succ require the ops the call starts after (or the
+// last completed round).
+func (e *emitter) requiresStart(succ int32) {
+	for _, p := range e.prev {
+		e.b.Requires(succ, p)
+	}
+}
+
+// end adds ops to the current round without dependencies, so that they are
+// among the call's ends (or the next round's predecessors).
+func (e *emitter) end(ids ...int32) {
+	for _, id := range ids {
+		if id >= 0 {
+			e.cur = append(e.cur, id)
+		}
+	}
+}
