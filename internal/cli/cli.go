@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"sim", "simulate a GOAL schedule (text or binary) under LogGOPS", runSim},
+		{"gen", "generate a schedule: Schedgen patterns, MPI collectives, application skeletons", runGen},
 		{"convert", "convert a schedule between GOAL text and the binary form", runConvert},
 		{"version", "print the version and the binary format versions read", runVersion},
 		{"help", "explain a command and its flags", nil},
@@ -76,6 +77,12 @@ func help(name string, stdout, stderr io.Writer) int {
 	switch name {
 	case "sim":
 		_, fs := simFlags(io.Discard)
+		fs.SetOutput(stdout)
+		fs.Usage()
+	case "gen":
+		var o GenOptions
+		var v genVars
+		fs := genFlags(&o, &v)
 		fs.SetOutput(stdout)
 		fs.Usage()
 	case "convert":

@@ -1,0 +1,51 @@
+package collective_test
+
+import (
+	"fmt"
+
+	"github.com/gopsim/gopsim/collective"
+	"github.com/gopsim/gopsim/goal"
+)
+
+// Emit the ops of world rank 5, member 1 of the communicator {2, 5, 7, 9},
+// in a recursive-doubling allreduce of 4 KiB that starts after op 0.
+func ExampleAlgorithm_Emit() {
+	spec := collective.Spec{Comm: collective.NewComm([]int32{2, 5, 7, 9}), Size: 4096, Tag: 3}
+	alg, err := collective.Lookup(collective.Allreduce, "recdoub")
+	if err != nil {
+		panic(err)
+	}
+	if err := alg.Check(&spec); err != nil {
+		panic(err)
+	}
+	var b goal.Builder
+	b.Reset(5)
+	prev := b.Calc(1000, 0)
+	ends := alg.Emit(&b, 1, &spec, []int32{prev}, nil)
+	blk := b.Block()
+	for i, op := range blk.Ops[1:] {
+		fmt.Println(i+1, op.Kind, op.Size, "bytes, peer", op.Peer, "tag", op.Tag)
+	}
+	fmt.Println("ends:", ends)
+	// Output:
+	// 1 send 4096 bytes, peer 2 tag 3
+	// 2 recv 4096 bytes, peer 2 tag 3
+	// 3 send 4096 bytes, peer 9 tag 3
+	// 4 recv 4096 bytes, peer 9 tag 3
+	// ends: [3 4]
+}
+
+// MPICH's default choice depends on the message size.
+func ExampleSelect() {
+	for _, size := range []uint64{1024, 1 << 20} {
+		spec := collective.Spec{Comm: collective.WorldComm(64), Size: size}
+		alg, err := collective.Select(collective.Allreduce, &spec)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(size, "bytes:", alg.Name)
+	}
+	// Output:
+	// 1024 bytes: recdoub
+	// 1048576 bytes: rabenseifner
+}

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/pattern"
+)
+
+// GenOptions are the options of `gopsim gen`.
+type GenOptions struct {
+	Pattern string
+	Params  pattern.Params
+	Output  string // "" writes text to stdout
+	Command string // the command line echoed into text output
+}
+
+type intList []int
+
+func (l *intList) String() string {
+	var s []string
+	for _, x := range *l {
+		s = append(s, strconv.Itoa(x))
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *intList) Set(v string) error {
+	*l = (*l)[:0]
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("%q is not a comma-separated list of integers", v)
+		}
+		*l = append(*l, x)
+	}
+	return nil
+}
+
+// genVars are the flags that need checking before they become Params.
+type genVars struct {
+	list bool
+	rpl  int64
+	dims intList
+	tag  uint64
+}
+
+func genFlags(o *GenOptions, v *genVars) *flag.FlagSet {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	p := &o.Params
+	fs.StringVar(&o.Pattern, "p", "binomialtreebcast", "`pattern` name (--list shows all)")
+	fs.IntVar(&p.Ranks, "s", 8, "number of `ranks`")
+	fs.Uint64Var(&p.Size, "d", 1, "`bytes` per basic message (per block for gather/alltoall-like collectives)")
+	fs.IntVar(&p.Root, "root", 0, "`rank` of the root of rooted patterns")
+	fs.IntVar(&p.NWay, "nway", 0, "fan-out `n` of nwaydissemination (default 1) and of k-ary algorithms")
+	fs.Uint64Var(&p.Segment, "segmentsize", 0, "pipeline segment in `bytes` (default: 1 for Schedgen's patterns, 8192 for pipelined algorithms)")
+	fs.Uint64Var(&p.Seed, "seed", 0, "`seed` of random patterns (same seed, same schedule)")
+	fs.Uint64Var(&p.NB, "nb", 0, "Schedgen --nb: a calc of this many `ns` at the start of every rank")
+	fs.Uint64Var(&p.NBPoll, "nb-poll", 0, "Schedgen --nb-poll: split the --nb calc into calcs of this many `ns`")
+	fs.Int64Var(&v.rpl, "rpl-dep-cmp", -1, "allreduce_recdoub: replace data dependencies by a calc of this many `ns` (-1: off)")
+	fs.IntVar(&p.A2AVSkew, "a2av-skew-ratio", 1, "linear_alltoallv: random sizes are up to -d / this `ratio`")
+	fs.BoolVar(&p.A2AVOutcast, "outcast", false, "linear_alltoallv: rank root+1 sends -d bytes to everyone")
+	fs.StringVar(&p.Algo, "algo", "auto", "collective `algorithm`, or auto for MPICH's choice")
+	fs.Float64Var(&p.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in `ns/byte`, as calc ops (collectives)")
+	fs.Uint64Var(&v.tag, "tag", 0, "`tag` of every message of a collective")
+	fs.IntVar(&p.Iterations, "iterations", 1, "`count` of repetitions (collective and application patterns)")
+	fs.Uint64Var(&p.Compute, "compute", 0, "computation per rank before each iteration, in `ns`")
+	fs.Var(&v.dims, "dims", "process grid for halo patterns, e.g. `16,16` (default: as square as possible)")
+	fs.IntVar(&p.Stencil, "stencil", 0, "halo stencil `points`: 5 or 9 (2-D), 7 or 27 (3-D); default 5 / 7")
+	fs.BoolVar(&p.Periodic, "periodic", false, "halo neighbours wrap around")
+	fs.StringVar(&o.Output, "o", "", "output `file`: text if it ends in .goal, binary otherwise; default text on stdout")
+	fs.BoolVar(&v.list, "list", false, "list every pattern with its flags and exit")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: gopsim gen -p PATTERN [flags] [-o FILE]
+
+Writes a GOAL schedule for a communication pattern: LogGOPSim Schedgen's
+patterns (same schedules, op for op), MPI collectives by the algorithms MPI
+libraries use (any number of ranks), and application skeletons. Ranks are
+generated and written one at a time, so the schedule never has to fit in
+memory. --list shows the patterns.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func runGen(args []string, stdout, stderr io.Writer) int {
+	var o GenOptions
+	var v genVars
+	fs := genFlags(&o, &v)
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if v.list {
+		listPatterns(stdout)
+		return ExitOK
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "gopsim gen: unexpected argument %q (the output file goes after -o)\n", fs.Arg(0))
+		return ExitUsage
+	}
+	if v.tag > goal.MaxTag {
+		fmt.Fprintf(stderr, "gopsim gen: --tag %d above %d\n", v.tag, uint64(goal.MaxTag))
+		return ExitUsage
+	}
+	o.Params.Tag = uint32(v.tag)
+	if v.rpl < -1 {
+		fmt.Fprintf(stderr, "gopsim gen: --rpl-dep-cmp %d: expected -1 (off) or a time in ns\n", v.rpl)
+		return ExitUsage
+	}
+	if v.rpl >= 0 {
+		o.Params.ReplaceDeps, o.Params.ReplaceDepNs = true, uint64(v.rpl)
+	}
+	o.Params.Dims = v.dims
+	// The command line, flags sorted, for the header of text output.
+	var parts []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "o" {
+			parts = append(parts, "-"+f.Name+" "+f.Value.String())
+		}
+	})
+	sort.Strings(parts)
+	o.Command = "gopsim gen " + strings.Join(parts, " ")
+	if err := Gen(o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "gopsim gen: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+func listPatterns(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	group := ""
+	for _, p := range pattern.List() {
+		if p.Group != group {
+			group = p.Group
+			fmt.Fprintf(tw, "\n%s patterns:\n", group)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n  \t  flags: %s\n", p.Name, p.Doc, strings.Join(p.Flags, " "))
+	}
+	tw.Flush()
+}
+
+// Gen writes the schedule of o.Pattern to o.Output (or as text to stdout),
+// one rank at a time, and logs a summary to log.
+func Gen(o GenOptions, stdout, log io.Writer) error {
+	start := time.Now()
+	g, err := pattern.New(o.Pattern, o.Params)
+	if err != nil {
+		return err
+	}
+	var ops, edges int64
+	count := func(write func(*goal.RankBlock) error) func(*goal.RankBlock) error {
+		return func(b *goal.RankBlock) error {
+			ops += int64(len(b.Ops))
+			edges += int64(len(b.Deps))
+			return write(b)
+		}
+	}
+	writeText := func(w io.Writer) error {
+		if o.Command != "" {
+			if _, err := fmt.Fprintf(w, "// %s\n", o.Command); err != nil {
+				return err
+			}
+		}
+		tw, err := goal.NewTextWriter(w, g.NumRanks())
+		if err != nil {
+			return err
+		}
+		if err := pattern.Write(g, count(tw.WriteRank)); err != nil {
+			return err
+		}
+		return tw.Close()
+	}
+	writeBinary := func(w io.Writer) error {
+		bw, err := goal.NewWriter(w, goal.Header{NumRanks: g.NumRanks(), NumCPUs: 1, NumNICs: 1})
+		if err != nil {
+			return err
+		}
+		if err := pattern.Write(g, count(bw.WriteRank)); err != nil {
+			return err
+		}
+		return bw.Close()
+	}
+	out, form := o.Output, goal.FormatText
+	switch {
+	case out == "" || out == "-":
+		out = "stdout"
+		err = writeText(stdout)
+	case goal.FormatForPath(out) == goal.FormatText:
+		err = goal.AtomicWrite(out, writeText)
+	default:
+		form = goal.FormatBinary
+		err = goal.AtomicWrite(out, writeBinary)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	size := ""
+	if fi, err := os.Stat(out); err == nil && out != "stdout" {
+		size = fmt.Sprintf(", %d bytes (%.2f bytes/op)", fi.Size(), float64(fi.Size())/float64(max(ops, 1)))
+	}
+	fmt.Fprintf(log, "gopsim gen: %s: %s, %d ranks, %d ops, %d edges (%s)%s in %v\n",
+		out, o.Pattern, g.NumRanks(), ops, edges, form, size, time.Since(start).Round(time.Millisecond))
+	return nil
+}

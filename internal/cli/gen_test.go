@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// TestGenMatchesSchedgen: gopsim gen writes the conformance schedule that
+// Schedgen wrote, in text and binary form, and both simulate to the same
+// result as Schedgen's file.
+func TestGenMatchesSchedgen(t *testing.T) {
+	dir := t.TempDir()
+	ref := "../../sim/testdata/conformance/goal/pipelinedringdep_n8_d65536_segmentsize8192.goal"
+	txt, bin := filepath.Join(dir, "p.goal"), filepath.Join(dir, "p.bin")
+	for _, out := range []string{txt, bin} {
+		code, _, e := run("gen", "-p", "pipelinedringdep", "-s", "8", "-d", "65536", "--segmentsize", "8192", "-o", out)
+		if code != ExitOK || !strings.Contains(e, "8 ranks, 112 ops") {
+			t.Fatalf("exit %d: %s", code, e)
+		}
+	}
+	want, _, err := goal.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{txt, bin} {
+		got, _, err := goal.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Ops) != len(want.Ops) || len(got.Deps) != len(want.Deps) {
+			t.Fatalf("%s: %d ops %d edges, Schedgen %d %d", f, len(got.Ops), len(got.Deps), len(want.Ops), len(want.Deps))
+		}
+		for i := range got.Ops {
+			if got.Ops[i] != want.Ops[i] {
+				t.Fatalf("%s: op %d differs", f, i)
+			}
+		}
+	}
+	head, _ := os.ReadFile(txt)
+	if !strings.HasPrefix(string(head), "// gopsim gen -d 65536 -p pipelinedringdep -s 8 -segmentsize 8192\nnum_ranks 8\n") {
+		t.Fatalf("text output does not echo its parameters: %q", head[:80])
+	}
+	_, a, _ := run("sim", "--json", ref)
+	_, b, _ := run("sim", "--json", bin)
+	strip := func(s string) string { return s[strings.Index(s, `"num_ranks"`):] }
+	if strip(a) != strip(b) {
+		t.Fatalf("simulated results differ:\n%s\n%s", a, b)
+	}
+}
+
+func TestGenList(t *testing.T) {
+	code, out, _ := run("gen", "--list")
+	if code != ExitOK {
+		t.Fatal(code)
+	}
+	for _, name := range []string{"binomialtreebcast", "binomialtreereduce", "binarytreebcast", "dissemination",
+		"nwaydissemination", "pipelinedring", "pipelinedringdep", "doublering", "gather", "scatter", "linbarrier",
+		"linear_alltoall", "linear_alltoallv", "allreduce_recdoub", "allreduce_ring", "random_bisect",
+		"mpi_allreduce", "mpi_bcast", "halo2d", "halo3d", "permutation", "incast", "outcast"} {
+		if !strings.Contains(out, "  "+name+" ") {
+			t.Errorf("--list does not show %s", name)
+		}
+	}
+}
+
+func TestGenErrors(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.bin")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"-p", "nope", "-o", out}, ExitError, `unknown pattern "nope"`},
+		{[]string{"-p", "allreduce_recdoub", "-s", "12", "-o", out}, ExitError, "use -p mpi_allreduce --algo recdoub"},
+		{[]string{"-p", "halo2d", "--dims", "2,x", "-o", out}, ExitUsage, "comma-separated list"},
+		{[]string{"-p", "dissemination", "extra"}, ExitUsage, `unexpected argument "extra"`},
+		{[]string{"-p", "mpi_bcast", "--tag", "4294967295"}, ExitUsage, "--tag 4294967295 above"},
+		{[]string{"-p", "allreduce_recdoub", "--rpl-dep-cmp", "-2"}, ExitUsage, "--rpl-dep-cmp -2"},
+	} {
+		code, _, e := run(append([]string{"gen"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(e, tc.msg) {
+			t.Errorf("gen %v: exit %d, %q; want %d and %q", tc.args, code, e, tc.code, tc.msg)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("files left behind: %v", entries)
+	}
+}
