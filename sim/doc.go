@@ -48,7 +48,8 @@
 // identical results.
 //
 // Ranks are data, not goroutines: the state is a few flat slices indexed
-// by rank or op, and the event loop allocates nothing per event (matching
-// queues are B-trees keyed by rank, source, tag and queue order, so a
-// linear all-to-all does not go quadratic).
+// by rank or op, and the event loop allocates nothing per event. The
+// matching queues are hash tables keyed by rank, source and tag, each key
+// holding its entries in queue order, with per-rank lists for wildcard
+// matches, so a linear all-to-all does not go quadratic.
 package sim

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/btree"
 	"github.com/gopsim/gopsim/goal"
 )
 
@@ -48,29 +47,6 @@ const (
 	stDone                 // completed
 )
 
-// matchItem is an entry of the posted-receive or unexpected-message queue.
-// Keys order entries by (rank, src, tag, seq); seq is the queue order.
-type matchItem struct {
-	rank int32
-	src  int32 // AnySource sorts first
-	tag  uint32
-	seq  uint64
-	op   int32 // recv op (posted) or send op (unexpected)
-}
-
-func matchLess(a, b matchItem) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	if a.src != b.src {
-		return a.src < b.src
-	}
-	if a.tag != b.tag {
-		return a.tag < b.tag
-	}
-	return a.seq < b.seq
-}
-
 type release struct{ rank, op int32 }
 
 type engine struct {
@@ -92,18 +68,9 @@ type engine struct {
 	heap    heapQueue
 	seq     uint64
 
-	posted, unexpected *btree.BTreeG[matchItem]
-	mseq               uint64
-	// per rank: posted receives with a wildcard source or tag, unexpected
-	// messages with the wildcard tag; when 0 the wildcard seeks are skipped
-	wildPosted, wildUnexpected []int32
-	// search state for btree visits (bound once: no closure per call)
-	want          matchItem
-	best          matchItem
-	found         bool
-	visitExact    func(matchItem) bool
-	visitRecvScan func(matchItem) bool
-	visitMsgScan  func(matchItem) bool
+	// posted receives (src may be AnySource, tag AnyTag) and unexpected
+	// messages (tag may be AnyTag), per receiving rank
+	posted, unexpected matchQueue
 
 	batch  []release
 	now    int64 // time of the event being processed
@@ -140,7 +107,7 @@ func Run(s *goal.Schedule, opt Options) (*Result, error) {
 			res.MaxTime, res.MaxRank = m, r
 		}
 	}
-	if e.done != len(e.ops) || e.posted.Len() > 0 || e.unexpected.Len() > 0 {
+	if e.done != len(e.ops) || e.posted.len() > 0 || e.unexpected.len() > 0 {
 		return res, e.stuck()
 	}
 	return res, nil
@@ -155,13 +122,8 @@ func newEngine(s *goal.Schedule, opt Options) *engine {
 	e.tm = make([]int64, len(s.Ops))
 	e.state = make([]uint8, len(s.Ops))
 	e.useHeap = opt.Queue == HeapQueue
-	e.wildPosted = make([]int32, s.NumRanks)
-	e.wildUnexpected = make([]int32, s.NumRanks)
-	e.posted = btree.NewG(32, matchLess)
-	e.unexpected = btree.NewG(32, matchLess)
-	e.visitExact = e.exactVisit
-	e.visitRecvScan = e.recvScanVisit
-	e.visitMsgScan = e.msgScanVisit
+	e.posted.init(s.NumRanks)
+	e.unexpected.init(s.NumRanks)
 	return e
 }
 
@@ -195,6 +157,9 @@ func (e *engine) push(ev event) {
 
 // init counts predecessors and inserts the ops that are ready at time 0,
 // rank by rank, sends then receives then calcs, each in definition order.
+// The receives among them are all posted before any message can arrive
+// (arrivals get later sequence numbers), so the posted queue is sized for
+// them up front.
 func (e *engine) init() {
 	s := e.s
 	for r := 0; r < s.NumRanks; r++ {
@@ -205,6 +170,13 @@ func (e *engine) init() {
 			}
 		}
 	}
+	recvs := 0
+	for g := range e.ops {
+		if e.pending[g] == 0 && e.ops[g].Kind == goal.Recv {
+			recvs++
+		}
+	}
+	e.posted.reserve(recvs)
 	for r := 0; r < s.NumRanks; r++ {
 		for _, k := range [...]goal.Kind{goal.Send, goal.Recv, goal.Calc} {
 			for g := s.RankStart[r]; g < s.RankStart[r+1]; g++ {
@@ -390,23 +362,14 @@ func (e *engine) recv(ev event) {
 	t := ev.time
 	e.state[ev.op] = stStarted
 	e.started(ev.rank, ev.op, t)
-	if e.matchUnexpected(ev.rank, op.Peer, op.Tag) {
-		m := e.best
-		e.unexpected.Delete(m)
-		if m.tag == goal.AnyTag {
-			e.wildUnexpected[ev.rank]--
-		}
+	if m, ok := e.unexpected.take(ev.rank, op.Peer, op.Tag); ok {
 		if int64(e.ops[m.op].Size) > e.p.EagerLimit {
 			e.rendezvousMatched(m.src, m.op, t)
 		}
 		e.completed(ev.rank, ev.op, t)
 		return
 	}
-	e.posted.ReplaceOrInsert(matchItem{rank: ev.rank, src: op.Peer, tag: op.Tag, seq: e.mseq, op: ev.op})
-	e.mseq++
-	if op.Peer == goal.AnySource || op.Tag == goal.AnyTag {
-		e.wildPosted[ev.rank]++
-	}
+	e.posted.push(ev.rank, op.Peer, op.Tag, ev.op)
 }
 
 func (e *engine) arrival(ev event) {
@@ -424,115 +387,18 @@ func (e *engine) arrival(ev event) {
 	cpuEnd := t + e.p.Overhead + max(b*e.p.OverheadPerByte, b*e.p.GapPerByte)
 	e.cpu[ci] = cpuEnd
 	e.rnic[ni] = t + e.p.Gap + b*e.p.GapPerByte
-	if e.matchPosted(q, ev.rank, op.Tag) {
-		m := e.best
-		e.posted.Delete(m)
-		if m.src == goal.AnySource || m.tag == goal.AnyTag {
-			e.wildPosted[q]--
-		}
+	if m, ok := e.posted.take(q, ev.rank, op.Tag); ok {
 		if int64(op.Size) > e.p.EagerLimit {
 			e.rendezvousMatched(ev.rank, ev.op, t)
 		}
 		e.completed(q, m.op, cpuEnd)
 		return
 	}
-	e.unexpected.ReplaceOrInsert(matchItem{rank: q, src: ev.rank, tag: op.Tag, seq: e.mseq, op: ev.op})
-	e.mseq++
-	if op.Tag == goal.AnyTag {
-		e.wildUnexpected[q]++
-	}
+	e.unexpected.push(q, ev.rank, op.Tag, ev.op)
 }
 
-// Matching. The first entry in queue order (lowest seq) whose source and
-// tag match wins; -1 on either side matches anything.
-
-func (e *engine) exactVisit(it matchItem) bool {
-	if it.rank == e.want.rank && it.src == e.want.src && it.tag == e.want.tag {
-		if !e.found || it.seq < e.best.seq {
-			e.best, e.found = it, true
-		}
-	}
-	return false // only the first item at or after the pivot
-}
-
-// seekExact considers the oldest entry with exactly (rank, src, tag).
-func (e *engine) seekExact(tree *btree.BTreeG[matchItem], rank, src int32, tag uint32) {
-	e.want = matchItem{rank: rank, src: src, tag: tag}
-	tree.AscendGreaterOrEqual(e.want, e.visitExact)
-}
-
-// recvScanVisit: scanning unexpected messages for a receive with a
-// wildcard; e.want holds the receive's source and tag.
-func (e *engine) recvScanVisit(it matchItem) bool {
-	if it.rank != e.want.rank {
-		return false
-	}
-	if (e.want.src == goal.AnySource || it.src == e.want.src) &&
-		(e.want.tag == goal.AnyTag || it.tag == goal.AnyTag || it.tag == e.want.tag) {
-		if !e.found || it.seq < e.best.seq {
-			e.best, e.found = it, true
-		}
-	}
-	return true
-}
-
-// msgScanVisit: scanning posted receives for a message whose tag is the
-// wildcard; e.want holds the message's source.
-func (e *engine) msgScanVisit(it matchItem) bool {
-	if it.rank != e.want.rank || (it.src != goal.AnySource && it.src > e.want.src) {
-		return false
-	}
-	if it.src == goal.AnySource || it.src == e.want.src {
-		if !e.found || it.seq < e.best.seq {
-			e.best, e.found = it, true
-		}
-	}
-	return true
-}
-
-// matchPosted finds the posted receive of rank q that a message from src
-// with tag matches; the result is in e.best.
-func (e *engine) matchPosted(q, src int32, tag uint32) bool {
-	e.found = false
-	if e.posted.Len() == 0 {
-		return false
-	}
-	if tag != goal.AnyTag {
-		e.seekExact(e.posted, q, src, tag)
-		if e.wildPosted[q] > 0 {
-			e.seekExact(e.posted, q, src, goal.AnyTag)
-			e.seekExact(e.posted, q, goal.AnySource, tag)
-			e.seekExact(e.posted, q, goal.AnySource, goal.AnyTag)
-		}
-		return e.found
-	}
-	e.want = matchItem{rank: q, src: src}
-	e.posted.AscendGreaterOrEqual(matchItem{rank: q, src: goal.AnySource}, e.visitMsgScan)
-	return e.found
-}
-
-// matchUnexpected finds the unexpected message of rank q that a receive
-// from src (or AnySource) with tag (or AnyTag) matches.
-func (e *engine) matchUnexpected(q, src int32, tag uint32) bool {
-	e.found = false
-	if e.unexpected.Len() == 0 {
-		return false
-	}
-	if src != goal.AnySource && tag != goal.AnyTag {
-		e.seekExact(e.unexpected, q, src, tag)
-		if e.wildUnexpected[q] > 0 {
-			e.seekExact(e.unexpected, q, src, goal.AnyTag)
-		}
-		return e.found
-	}
-	e.want = matchItem{rank: q, src: src, tag: tag}
-	pivot := matchItem{rank: q, src: goal.AnySource}
-	if src != goal.AnySource {
-		pivot.src = src
-	}
-	e.unexpected.AscendGreaterOrEqual(pivot, e.visitRecvScan)
-	return e.found
-}
+// Matching (docs/model.md): the oldest entry whose source and tag match,
+// AnySource or AnyTag on either side matching anything; see matchQueue.
 
 // StuckOp describes an op that never completed.
 type StuckOp struct {
@@ -597,9 +463,9 @@ func (d *DeadlockError) Error() string {
 func (e *engine) stuck() error {
 	d := &DeadlockError{}
 	posted := make(map[int32]bool)
-	e.posted.Ascend(func(it matchItem) bool { posted[it.op] = true; return true })
+	e.posted.each(func(m matchEntry) { posted[m.op] = true })
 	unexp := make(map[int32]bool)
-	e.unexpected.Ascend(func(it matchItem) bool { unexp[it.op] = true; return true })
+	e.unexpected.each(func(m matchEntry) { unexp[m.op] = true })
 	for r := 0; r < e.s.NumRanks; r++ {
 		base := e.s.RankStart[r]
 		for g := base; g < e.s.RankStart[r+1]; g++ {
