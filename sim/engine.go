@@ -50,9 +50,10 @@ const (
 type release struct{ rank, op int32 }
 
 type engine struct {
-	s   *goal.Schedule
-	p   Params
-	ops []goal.Op
+	s     *goal.Schedule
+	p     Params
+	costs costTable // L, o, g, G, O by message size
+	ops   []goal.Op
 
 	nc, nn int32
 	cpu    []int64 // [rank*nc+c]: time CPU c of rank is free
@@ -115,6 +116,7 @@ func Run(s *goal.Schedule, opt Options) (*Result, error) {
 
 func newEngine(s *goal.Schedule, opt Options) *engine {
 	e := &engine{s: s, p: opt.Params, ops: s.Ops, nc: int32(s.NumCPUs), nn: int32(s.NumNICs)}
+	e.costs = newCostTable(&e.p)
 	e.cpu = make([]int64, s.NumRanks*s.NumCPUs)
 	e.snic = make([]int64, s.NumRanks*s.NumNICs)
 	e.rnic = make([]int64, s.NumRanks*s.NumNICs)
@@ -335,10 +337,11 @@ func (e *engine) send(ev event) {
 	b := bytesBeyondFirst(op.Size)
 	e.state[ev.op] = stStarted
 	e.started(ev.rank, ev.op, t)
-	cpuEnd := t + e.p.Overhead + b*e.p.OverheadPerByte
+	c := e.costs.of(op.Size)
+	cpuEnd := t + c.o + b*c.O
 	e.cpu[ci] = cpuEnd
-	e.snic[ni] = t + e.p.Gap + b*e.p.GapPerByte
-	e.push(event{time: t + e.p.Overhead + e.p.L, key: e.seq<<1 | 1, op: ev.op, rank: ev.rank})
+	e.snic[ni] = t + c.g + b*c.G
+	e.push(event{time: t + c.o + c.L, key: e.seq<<1 | 1, op: ev.op, rank: ev.rank})
 	e.seq++
 	if int64(op.Size) <= e.p.EagerLimit {
 		e.completed(ev.rank, ev.op, cpuEnd)
@@ -384,9 +387,10 @@ func (e *engine) arrival(ev event) {
 	}
 	t := ev.time
 	b := bytesBeyondFirst(op.Size)
-	cpuEnd := t + e.p.Overhead + max(b*e.p.OverheadPerByte, b*e.p.GapPerByte)
+	c := e.costs.of(op.Size)
+	cpuEnd := t + c.o + max(b*c.O, b*c.G)
 	e.cpu[ci] = cpuEnd
-	e.rnic[ni] = t + e.p.Gap + b*e.p.GapPerByte
+	e.rnic[ni] = t + c.g + b*c.G
 	if m, ok := e.posted.take(q, ev.rank, op.Tag); ok {
 		if int64(op.Size) > e.p.EagerLimit {
 			e.rendezvousMatched(ev.rank, ev.op, t)

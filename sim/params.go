@@ -23,6 +23,23 @@ type Params struct {
 	// EagerLimit is S: messages of at most S bytes are eager, larger ones
 	// rendezvous.
 	EagerLimit int64 `json:"S_bytes"`
+
+	// Ranges, when not empty, give L, o, g, G and O per message size, as
+	// calibration finds them on both sides of a protocol change. A message
+	// of s bytes uses the range with MinBytes <= s <= MaxBytes, and the
+	// fields above when no range holds s. Ranges are sorted and disjoint.
+	Ranges []Range `json:"ranges,omitempty"`
+}
+
+// Range is the parameter set of one message-size range.
+type Range struct {
+	MinBytes        uint64 `json:"min_bytes"`
+	MaxBytes        uint64 `json:"max_bytes"`
+	L               int64  `json:"L_ns"`
+	Overhead        int64  `json:"o_ns"`
+	Gap             int64  `json:"g_ns"`
+	GapPerByte      int64  `json:"G_ns_per_byte"`
+	OverheadPerByte int64  `json:"O_ns_per_byte"`
 }
 
 // DefaultParams are LogGOPSim's defaults: L=2500 o=1500 g=1000 G=6 O=0
@@ -48,24 +65,52 @@ func (p Params) Validate() error {
 			return fmt.Errorf("sim: parameter %s=%d outside 0..%d", f.name, f.v, int64(MaxParam))
 		}
 	}
+	for i, r := range p.Ranges {
+		if r.MinBytes > r.MaxBytes {
+			return fmt.Errorf("sim: range %d: min_bytes %d above max_bytes %d", i, r.MinBytes, r.MaxBytes)
+		}
+		if i > 0 && r.MinBytes <= p.Ranges[i-1].MaxBytes {
+			return fmt.Errorf("sim: range %d (%d..%d bytes) overlaps or precedes range %d (%d..%d bytes); ranges must be sorted and disjoint",
+				i, r.MinBytes, r.MaxBytes, i-1, p.Ranges[i-1].MinBytes, p.Ranges[i-1].MaxBytes)
+		}
+		for _, f := range []struct {
+			name string
+			v    int64
+		}{{"L", r.L}, {"o", r.Overhead}, {"g", r.Gap}, {"G", r.GapPerByte}, {"O", r.OverheadPerByte}} {
+			if f.v < 0 || f.v > MaxParam {
+				return fmt.Errorf("sim: range %d (%d..%d bytes): parameter %s=%d outside 0..%d", i, r.MinBytes, r.MaxBytes, f.name, f.v, int64(MaxParam))
+			}
+		}
+	}
 	return nil
 }
 
 // String formats the parameters with their units.
 func (p Params) String() string {
-	return fmt.Sprintf("L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte, S=%d bytes",
+	s := fmt.Sprintf("L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte, S=%d bytes",
 		p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+	for _, r := range p.Ranges {
+		s += fmt.Sprintf("; %d..%d bytes: L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte",
+			r.MinBytes, r.MaxBytes, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte)
+	}
+	return s
 }
 
 // paramFile is the JSON form of a parameter file: every key optional,
 // missing keys keep the value they had.
 type paramFile struct {
-	L               *int64 `json:"L_ns"`
-	Overhead        *int64 `json:"o_ns"`
-	Gap             *int64 `json:"g_ns"`
-	GapPerByte      *int64 `json:"G_ns_per_byte"`
-	OverheadPerByte *int64 `json:"O_ns_per_byte"`
-	EagerLimit      *int64 `json:"S_bytes"`
+	L               *int64   `json:"L_ns"`
+	Overhead        *int64   `json:"o_ns"`
+	Gap             *int64   `json:"g_ns"`
+	GapPerByte      *int64   `json:"G_ns_per_byte"`
+	OverheadPerByte *int64   `json:"O_ns_per_byte"`
+	EagerLimit      *int64   `json:"S_bytes"`
+	Ranges          *[]Range `json:"ranges"`
+	// Informational keys that calibration writes; read and ignored.
+	Fit      json.RawMessage `json:"fit"`
+	Warnings json.RawMessage `json:"warnings"`
+	Source   json.RawMessage `json:"source"`
+	Comment  json.RawMessage `json:"comment"`
 }
 
 // ReadParams reads a JSON parameter file such as
@@ -73,7 +118,11 @@ type paramFile struct {
 //	{"L_ns": 2500, "o_ns": 1500, "g_ns": 1000, "G_ns_per_byte": 6, "O_ns_per_byte": 0, "S_bytes": 65535}
 //
 // on top of base: keys that are absent keep base's values; unknown keys
-// are an error (a misspelt parameter must not be silently ignored).
+// are an error (a misspelt parameter must not be silently ignored), except
+// the informational "fit", "warnings", "source" and "comment" that
+// calibration writes. "ranges" gives size-dependent parameters:
+//
+//	"ranges": [{"min_bytes": 0, "max_bytes": 12288, "L_ns": 2500, "o_ns": 1500, "g_ns": 5140, "G_ns_per_byte": 1, "O_ns_per_byte": 0}, ...]
 func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
@@ -83,7 +132,7 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 		if errors.As(err, &se) {
 			return base, fmt.Errorf("%s: byte %d: %w", name, se.Offset, err)
 		}
-		return base, fmt.Errorf("%s: %w (keys: L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes)", name, err)
+		return base, fmt.Errorf("%s: %w (keys: L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes, ranges)", name, err)
 	}
 	p := base
 	for _, kv := range []struct {
@@ -93,6 +142,9 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 		if kv.src != nil {
 			*kv.dst = *kv.src
 		}
+	}
+	if f.Ranges != nil {
+		p.Ranges = *f.Ranges
 	}
 	if err := p.Validate(); err != nil {
 		return base, fmt.Errorf("%s: %w", name, err)
@@ -108,4 +160,47 @@ func ReadParamsFile(path string, base Params) (Params, error) {
 	}
 	defer f.Close()
 	return ReadParams(f, path, base)
+}
+
+// cost is the parameter set a message pays: L, o, g, G and O.
+type cost struct {
+	L, o, g, G, O int64
+}
+
+// costTable resolves a message size to its cost: costs[0] is the base set,
+// costs[i+1] is Ranges[i].
+type costTable struct {
+	costs []cost
+	min   []uint64
+	max   []uint64
+}
+
+func newCostTable(p *Params) costTable {
+	t := costTable{costs: []cost{{p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte}}}
+	for _, r := range p.Ranges {
+		t.costs = append(t.costs, cost{r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte})
+		t.min = append(t.min, r.MinBytes)
+		t.max = append(t.max, r.MaxBytes)
+	}
+	return t
+}
+
+// of returns the cost of a message of size bytes.
+func (t *costTable) of(size uint64) *cost {
+	if len(t.min) == 0 {
+		return &t.costs[0]
+	}
+	lo, hi := 0, len(t.min) // first range with max >= size
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.max[m] < size {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(t.min) && t.min[lo] <= size {
+		return &t.costs[lo+1]
+	}
+	return &t.costs[0]
 }

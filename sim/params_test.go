@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+func TestReadParams(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      Params
+		err       string
+	}{
+		{name: "partial", src: `{"L_ns": 100}`, want: func() Params { p := DefaultParams(); p.L = 100; return p }()},
+		{name: "ranges and calibration extras", src: `{"o_ns": 10, "ranges": [{"min_bytes": 0, "max_bytes": 12288, "L_ns": 1, "o_ns": 2, "g_ns": 3, "G_ns_per_byte": 4, "O_ns_per_byte": 5},
+			{"min_bytes": 12289, "max_bytes": 1000000, "L_ns": 6, "o_ns": 7, "g_ns": 8, "G_ns_per_byte": 9, "O_ns_per_byte": 0}],
+			"fit": {"r2": 0.99}, "warnings": ["o > g"], "source": "tcp loopback"}`,
+			want: func() Params {
+				p := DefaultParams()
+				p.Overhead = 10
+				p.Ranges = []Range{{0, 12288, 1, 2, 3, 4, 5}, {12289, 1000000, 6, 7, 8, 9, 0}}
+				return p
+			}()},
+		{name: "misspelt key", src: `{"L": 1}`, err: `p.json: json: unknown field "L"`},
+		{name: "syntax", src: `{"L_ns": }`, err: "p.json: byte 10"},
+		{name: "negative", src: `{"g_ns": -1}`, err: "parameter g=-1 outside"},
+		{name: "overlap", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 100}, {"min_bytes": 100, "max_bytes": 200}]}`, err: "range 1 (100..200 bytes) overlaps"},
+		{name: "inverted", src: `{"ranges": [{"min_bytes": 10, "max_bytes": 1}]}`, err: "range 0: min_bytes 10 above max_bytes 1"},
+		{name: "range negative", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 1, "G_ns_per_byte": -2}]}`, err: "range 0 (0..1 bytes): parameter G=-2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ReadParams(strings.NewReader(tc.src), "p.json", DefaultParams())
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.String() != tc.want.String() {
+				t.Fatalf("got  %s\nwant %s", p, tc.want)
+			}
+		})
+	}
+}
+
+// TestRanges: a message pays the parameters of its size range. Worked by
+// hand from docs/model.md: 1024 bytes in a range with L=100, o=10, g=5,
+// G=1: sender busy [0, 10], arrival at 10+100 = 110, receive CPU
+// [110, 110+10+1023·1] = 1143. A 10-byte message outside every range uses
+// the defaults: arrival 1500+2500 = 4000, end 4000+1500+9·6 = 5554.
+func TestRanges(t *testing.T) {
+	p := DefaultParams()
+	p.Ranges = []Range{{MinBytes: 1000, MaxBytes: 2000, L: 100, Overhead: 10, Gap: 5, GapPerByte: 1}}
+	for _, tc := range []struct {
+		size           uint64
+		sender, recver int64
+	}{{1024, 10, 1143}, {10, 1500, 5554}, {2000, 10, 110 + 10 + 1999}, {2001, 1500, 4000 + 1500 + 2000*6}} {
+		s := goal.NewSchedule(2)
+		var b goal.Builder
+		b.Reset(0)
+		b.Send(tc.size, 1, 0, 0, 0)
+		if err := s.AppendRank(b.Block()); err != nil {
+			t.Fatal(err)
+		}
+		b.Reset(1)
+		b.Recv(tc.size, 0, 0, 0, 0)
+		if err := s.AppendRank(b.Block()); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(s, Options{Params: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.PerRank[0] != tc.sender || res.PerRank[1] != tc.recver {
+			t.Errorf("%d bytes: ranks finish at %v, want [%d %d]", tc.size, res.PerRank, tc.sender, tc.recver)
+		}
+	}
+}
+
+func TestCostTable(t *testing.T) {
+	p := DefaultParams()
+	p.Ranges = []Range{{MinBytes: 0, MaxBytes: 9, L: 1}, {MinBytes: 20, MaxBytes: 29, L: 2}, {MinBytes: 30, MaxBytes: 30, L: 3}}
+	ct := newCostTable(&p)
+	for size, want := range map[uint64]int64{0: 1, 9: 1, 10: 2500, 19: 2500, 20: 2, 29: 2, 30: 3, 31: 2500, 1 << 40: 2500} {
+		if got := ct.of(size).L; got != want {
+			t.Errorf("size %d: L=%d, want %d", size, got, want)
+		}
+	}
+}
