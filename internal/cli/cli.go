@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"time"
 
 	"github.com/gopsim/gopsim/goal"
 )
@@ -34,6 +35,7 @@ func commands() []command {
 	return []command{
 		{"sim", "simulate a GOAL schedule (text or binary) under LogGOPS", runSim},
 		{"gen", "generate a schedule: Schedgen patterns, MPI collectives, application skeletons", runGen},
+		{"noise", "measure this machine's OS noise (noise measure -o FILE)", runNoise},
 		{"convert", "convert a schedule between GOAL text and the binary form", runConvert},
 		{"version", "print the version and the binary format versions read", runVersion},
 		{"help", "explain a command and its flags", nil},
@@ -83,6 +85,12 @@ func help(name string, stdout, stderr io.Writer) int {
 		var o GenOptions
 		var v genVars
 		fs := genFlags(&o, &v)
+		fs.SetOutput(stdout)
+		fs.Usage()
+	case "noise":
+		var out string
+		var d, th time.Duration
+		fs := noiseFlags(&out, &d, &th)
 		fs.SetOutput(stdout)
 		fs.Usage()
 	case "convert":

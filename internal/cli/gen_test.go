@@ -91,3 +91,18 @@ func TestGenErrors(t *testing.T) {
 		t.Fatalf("files left behind: %v", entries)
 	}
 }
+
+func TestNoiseMeasure(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "noise.txt")
+	code, stdout, e := run("noise", "measure", "--duration", "30ms", "-o", out)
+	if code != ExitOK || !strings.Contains(stdout, "selfish detour") {
+		t.Fatalf("exit %d: %s %s", code, stdout, e)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || !strings.HasPrefix(string(data), "# gopsim noise measure --duration 30ms\n") {
+		t.Fatalf("%v: %q", err, data)
+	}
+	if code, _, _ := run("noise"); code != ExitUsage {
+		t.Fatalf("noise without measure: exit %d", code)
+	}
+}
