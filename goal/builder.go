@@ -33,6 +33,10 @@ func (x *Builder) NumOps() int32 { return int32(len(x.b.Ops)) }
 // Op returns op i, which must have been added.
 func (x *Builder) Op(i int32) Op { return x.b.Ops[i] }
 
+// Set replaces op i, which must have been added; a converter uses it to
+// fill in a nonblocking receive once its completion says what arrived.
+func (x *Builder) Set(i int32, op Op) { x.b.Ops[i] = op }
+
 // Add appends op and returns its index within the rank.
 func (x *Builder) Add(op Op) int32 {
 	x.b.Ops = append(x.b.Ops, op)
