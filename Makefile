@@ -7,6 +7,7 @@ BIN      := bin/gopsim
 PKGS     := ./...
 
 .PHONY: all build run test vet fmt fmt-check unit fuzz fuzz-short bench validate deps clean
+.PHONY: tracer tracer-gen tracer-build tracer-bench mpi-deps
 
 all: build
 
@@ -22,7 +23,7 @@ run: build
 
 # Everything CI runs: formatting, vet, all tests with -race, a short
 # fuzzing pass per fuzz target.
-test: deps fmt-check vet unit fuzz-short
+test: deps tracer fmt-check vet unit fuzz-short
 	@echo "make test: all checks passed"
 
 vet:
@@ -60,3 +61,65 @@ validate: test
 
 clean:
 	rm -rf bin bench.out
+
+# ---- the MPI tracer (trace/pmpi) and the MPI examples (examples/mpi) ----
+
+MPICC    ?= mpicc
+MPIF90   ?= mpif90
+TRACER   := bin/libgopsim-pmpi.so
+PMPI_SRC := trace/pmpi/gopsim_pmpi.c trace/pmpi/wrappers_gen.c
+PMPI_HDR := trace/pmpi/gopsim_pmpi.h trace/pmpi/funcs_gen.h
+MPI_EX_C := $(patsubst examples/mpi/%.c,bin/examples/mpi/%,$(wildcard examples/mpi/*.c))
+MPI_EX_F := $(patsubst examples/mpi/%.f90,bin/examples/mpi/%,$(wildcard examples/mpi/*.f90))
+PMPI_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
+
+# Open MPI and gfortran from the distribution when they are missing: only
+# as root with apt-get; otherwise say what to install.
+mpi-deps:
+	@if command -v $(MPICC) >/dev/null 2>&1 && $(MPIF90) --version >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "mpi-deps: installing openmpi-bin libopenmpi-dev gfortran with apt-get"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev gfortran >/dev/null; \
+	else \
+	  echo "mpi-deps: $(MPICC), $(MPIF90) (with its Fortran compiler) or mpirun is missing and cannot be installed here (needs root and apt-get)." >&2; \
+	  echo "mpi-deps: install an MPI with its Fortran compiler (Debian: apt-get install openmpi-bin libopenmpi-dev gfortran)," >&2; \
+	  echo "mpi-deps: or name yours: make MPICC=... MPIF90=..." >&2; \
+	  exit 1; \
+	fi
+
+# The tracer library and the example programs. The wrappers are generated
+# from trace/pmpi/gen/spec.go first (the generator rewrites only files
+# whose content changes, so make rebuilds only what it must).
+tracer: mpi-deps tracer-gen
+	@$(MAKE) --no-print-directory tracer-build
+
+tracer-build: $(TRACER) $(MPI_EX_C) $(MPI_EX_F)
+	@:
+
+tracer-gen:
+	$(GO) run ./trace/pmpi/gen -dir trace
+
+# Outputs are written under a temporary name and renamed, so that tests
+# building concurrently never run a half-written file.
+$(TRACER): $(PMPI_SRC) $(PMPI_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(PMPI_CFLAGS) -fPIC -shared -o $@.$$$$.tmp $(PMPI_SRC) -ldl && mv -f $@.$$$$.tmp $@
+
+bin/examples/mpi/%: examples/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -O2 -Wall -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
+
+bin/examples/mpi/%: examples/mpi/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIF90) -O2 -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
+
+# The tracer's cost per call: the micro-benchmark without and with the
+# tracer preloaded (one rank; see trace/pmpi/bench/bench.c).
+tracer-bench: tracer bin/tracer-bench
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 sh trace/pmpi/bench/run.sh bin/tracer-bench $(TRACER)
+
+bin/tracer-bench: trace/pmpi/bench/bench.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -O2 -Wall -o $@ $<

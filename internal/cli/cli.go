@@ -37,6 +37,7 @@ func commands() []command {
 		{"gen", "generate a schedule: Schedgen patterns, MPI collectives, application skeletons", runGen},
 		{"noise", "measure this machine's OS noise (noise measure -o FILE)", runNoise},
 		{"convert", "convert a schedule between GOAL text and the binary form", runConvert},
+		{"trace", "run an MPI program under the tracer: one trace file per rank", runTrace},
 		{"version", "print the version and the binary format versions read", runVersion},
 		{"help", "explain a command and its flags", nil},
 	}
@@ -97,6 +98,8 @@ func help(name string, stdout, stderr io.Writer) int {
 		fs := convertFlags(io.Discard)
 		fs.SetOutput(stdout)
 		fs.Usage()
+	case "trace":
+		traceUsage(stdout)
 	case "version":
 		fmt.Fprintln(stdout, "Usage: gopsim version\n\nPrints gopsim's version and the range of binary schedule format versions it reads.")
 	default:
