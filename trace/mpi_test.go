@@ -84,6 +84,23 @@ func runTraced(t *testing.T, np int, env []string, prog string, args ...string) 
 // tracer lib preloaded, and returns each rank's trace.
 func runProgram(t *testing.T, mpirun string, opts []string, lib string, np int, env []string, bin string, args ...string) []*trace.File {
 	t.Helper()
+	_, files := runProgramDir(t, mpirun, opts, lib, np, env, bin, args...)
+	return files
+}
+
+// runTracedDir is runTraced that also returns the trace directory.
+func runTracedDir(t *testing.T, np int, prog string, args ...string) (string, []*trace.File) {
+	t.Helper()
+	root, lib := needMPI(t)
+	var opts []string
+	if mpiSetup.openMPI {
+		opts = []string{"--oversubscribe"}
+	}
+	return runProgramDir(t, "mpirun", opts, lib, np, nil, filepath.Join(root, "bin", "examples", "mpi", prog), args...)
+}
+
+func runProgramDir(t *testing.T, mpirun string, opts []string, lib string, np int, env []string, bin string, args ...string) (string, []*trace.File) {
+	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -113,7 +130,7 @@ func runProgram(t *testing.T, mpirun string, opts []string, lib string, np int, 
 			t.Errorf("rank %d: command line %q", r, c)
 		}
 	}
-	return files
+	return dir, files
 }
 
 // checkFile checks what every trace has: Init first and Finalize last,

@@ -95,7 +95,7 @@ func help(name string, stdout, stderr io.Writer) int {
 		fs.SetOutput(stdout)
 		fs.Usage()
 	case "convert":
-		fs := convertFlags(io.Discard)
+		fs := convertFlags(&ConvertOptions{})
 		fs.SetOutput(stdout)
 		fs.Usage()
 	case "trace":

@@ -1,0 +1,486 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/gopsim/gopsim/collective"
+	"github.com/gopsim/gopsim/goal"
+)
+
+// ErrUnsupported is returned (wrapped) when a trace has MPI calls the
+// converter cannot model and ConvertOptions.Unsupported is not "calc".
+var ErrUnsupported = errors.New("trace: unsupported MPI calls")
+
+// ConvertOptions control Convert. The zero value converts with MPICH's
+// collective algorithms, unscaled compute and an error on unsupported calls.
+type ConvertOptions struct {
+	// CollAlgo picks the algorithm per collective operation ("auto" or
+	// absent: collective.Select, MPICH's choice).
+	CollAlgo map[collective.Op]string
+	// ComputeScale multiplies the time between MPI calls (0 means 1):
+	// 0.5 asks what a twice faster CPU would give.
+	ComputeScale float64
+	// Unsupported is "" (an error listing every unsupported function with
+	// its count) or "calc" (count the call's duration as computation).
+	Unsupported string
+	// ReduceNsPerByte adds reduction compute to the collectives (see
+	// collective.Spec).
+	ReduceNsPerByte float64
+}
+
+// ConvertStats describe a conversion.
+type ConvertStats struct {
+	Ranks       int
+	Calls       int64            // MPI call records read (a run of polls counts once)
+	Ops         int64            // GOAL ops written
+	Calcs       int64            // of which computation between calls
+	ComputeNs   int64            // total computation, after scaling
+	PerFunc     map[string]int64 // records per MPI function
+	Unsupported map[string]int64 // records per function the converter could not model
+	Collectives int64
+}
+
+// Convert turns the trace in d into a GOAL schedule, one rank at a time in
+// rank order, handing each block to write. Point-to-point calls become
+// sends and receives with their requests tracked through Wait and Test;
+// every collective on any communicator is expanded by package collective;
+// the time between MPI calls becomes calc ops.
+//
+// Tags: a point-to-point message on communicator id c keeps its tag t as
+// c<<24 | t (world: t), so that communicators do not mix; the k-th
+// collective on communicator c uses tag 1<<31 | (c&0x7fff)<<16 | (k&0xffff).
+func Convert(d *Dir, opt ConvertOptions, write func(*goal.RankBlock) error) (*ConvertStats, error) {
+	if opt.ComputeScale == 0 {
+		opt.ComputeScale = 1
+	}
+	if opt.ComputeScale < 0 || math.IsNaN(opt.ComputeScale) || math.IsInf(opt.ComputeScale, 0) {
+		return nil, fmt.Errorf("trace: compute scale %v", opt.ComputeScale)
+	}
+	switch opt.Unsupported {
+	case "", "calc":
+	default:
+		return nil, fmt.Errorf("trace: unsupported-call policy %q: expected calc or nothing", opt.Unsupported)
+	}
+	algs := map[collective.Op]*collective.Algorithm{}
+	for op, name := range opt.CollAlgo {
+		if name == "" || name == "auto" {
+			continue
+		}
+		a, err := collective.Lookup(op, name)
+		if err != nil {
+			return nil, err
+		}
+		algs[op] = a
+	}
+	st := &ConvertStats{Ranks: d.NumRanks(), PerFunc: map[string]int64{}, Unsupported: map[string]int64{}}
+	cv := converter{opt: &opt, algs: algs, stats: st, world: d.NumRanks()}
+	for r := 0; r < d.NumRanks(); r++ {
+		rd, err := d.Open(r)
+		if err != nil {
+			return st, err
+		}
+		blk, err := cv.rank(rd, int32(r))
+		rd.Close()
+		if err != nil {
+			return st, err
+		}
+		if len(st.Unsupported) > 0 && opt.Unsupported == "" {
+			continue // keep reading to list every unsupported call
+		}
+		st.Ops += int64(len(blk.Ops))
+		if err := write(blk); err != nil {
+			return st, fmt.Errorf("rank %d: %w", r, err)
+		}
+	}
+	if len(st.Unsupported) > 0 && opt.Unsupported == "" {
+		return st, fmt.Errorf("%w (use --unsupported=calc to count their time as computation): %s", ErrUnsupported, countList(st.Unsupported))
+	}
+	return st, nil
+}
+
+func countList(m map[string]int64) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s x%d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// collOps maps MPI collective functions to the operation they perform.
+var collOps = map[string]collective.Op{
+	"MPI_Barrier": collective.Barrier, "MPI_Ibarrier": collective.Barrier,
+	"MPI_Bcast": collective.Bcast, "MPI_Ibcast": collective.Bcast,
+	"MPI_Reduce": collective.Reduce, "MPI_Ireduce": collective.Reduce,
+	"MPI_Allreduce": collective.Allreduce, "MPI_Iallreduce": collective.Allreduce,
+	"MPI_Allgather": collective.Allgather, "MPI_Iallgather": collective.Allgather,
+	"MPI_Allgatherv": collective.Allgatherv, "MPI_Iallgatherv": collective.Allgatherv,
+	"MPI_Alltoall": collective.Alltoall, "MPI_Ialltoall": collective.Alltoall,
+	"MPI_Alltoallv": collective.Alltoallv, "MPI_Ialltoallv": collective.Alltoallv,
+	"MPI_Gather": collective.Gather, "MPI_Igather": collective.Gather,
+	"MPI_Gatherv": collective.Gatherv, "MPI_Igatherv": collective.Gatherv,
+	"MPI_Scatter": collective.Scatter, "MPI_Iscatter": collective.Scatter,
+	"MPI_Scatterv": collective.Scatterv, "MPI_Iscatterv": collective.Scatterv,
+	"MPI_Reduce_scatter_block": collective.ReduceScatter, "MPI_Ireduce_scatter_block": collective.ReduceScatter,
+	"MPI_Reduce_scatter": collective.ReduceScatter, "MPI_Ireduce_scatter": collective.ReduceScatter,
+	"MPI_Scan": collective.Scan, "MPI_Iscan": collective.Scan,
+	"MPI_Exscan": collective.Exscan, "MPI_Iexscan": collective.Exscan,
+}
+
+type converter struct {
+	opt   *ConvertOptions
+	algs  map[collective.Op]*collective.Algorithm
+	stats *ConvertStats
+	world int
+	b     goal.Builder
+	ends  []int32
+}
+
+// pred is an op the next op of the rank must follow: after its end, or
+// (start) only after its start.
+type pred struct {
+	op    int32
+	start bool
+}
+
+type request struct {
+	ops    []int32 // the op (send, recv) or the ends of a nonblocking collective
+	recv   bool
+	cancel bool
+}
+
+type rankState struct {
+	preds   []pred
+	reqs    map[uint64]*request
+	collSeq map[int32]uint32
+	prevEnd int64 // end of the previous call: computation starts here
+	flushNs int64 // tracer flush time since prevEnd
+	started bool
+}
+
+func (cv *converter) rank(rd *Reader, r int32) (*goal.RankBlock, error) {
+	b := &cv.b
+	b.Reset(r)
+	s := rankState{reqs: map[uint64]*request{}, collSeq: map[int32]uint32{}, prevEnd: rd.Header().T0}
+	var c Call
+	for {
+		err := rd.Next(&c)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if c.Func == FuncFlush {
+			s.flushNs += c.End - c.Start
+			continue
+		}
+		cv.stats.Calls++
+		name := c.Func.String()
+		cv.stats.PerFunc[name]++
+		if c.Err != 0 {
+			continue // a failed call moved no data
+		}
+		if err := cv.call(rd, r, &s, &c, name); err != nil {
+			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.name, r, name, c.Start, err)
+		}
+	}
+	return b.Block(), nil
+}
+
+// compute emits the computation between the previous call and c.
+func (cv *converter) compute(s *rankState, c *Call) {
+	gap := c.Start - s.prevEnd - s.flushNs
+	s.flushNs = 0
+	s.prevEnd = c.End
+	if gap <= 0 {
+		return
+	}
+	t := int64(math.Round(float64(gap) * cv.opt.ComputeScale))
+	if t <= 0 {
+		return
+	}
+	id := cv.b.Calc(uint64(t), 0)
+	cv.follow(s, id)
+	s.preds = append(s.preds[:0], pred{op: id})
+	cv.stats.Calcs++
+	cv.stats.ComputeNs += t
+}
+
+// follow makes op id come after the rank's current predecessors.
+func (cv *converter) follow(s *rankState, id int32) {
+	for _, p := range s.preds {
+		if p.start {
+			cv.b.Irequires(id, p.op)
+		} else {
+			cv.b.Requires(id, p.op)
+		}
+	}
+}
+
+// join returns one op that stands for the rank's predecessors (a 0 ns
+// calc when there are several or some are start-only), for constructs
+// that take a plain list of ops to follow.
+func (cv *converter) join(s *rankState) []int32 {
+	switch {
+	case len(s.preds) == 0:
+		return nil
+	case len(s.preds) == 1 && !s.preds[0].start:
+		return []int32{s.preds[0].op}
+	}
+	id := cv.b.Calc(0, 0)
+	cv.follow(s, id)
+	s.preds = append(s.preds[:0], pred{op: id})
+	return []int32{id}
+}
+
+func (cv *converter) p2pTag(comm, tag int32) (uint32, error) {
+	if tag == AnyTag {
+		return goal.AnyTag, nil
+	}
+	if tag < 0 || tag >= 1<<24 && comm != 0 {
+		return 0, fmt.Errorf("tag %d on communicator %d does not fit gopsim's tag space (24 bits on communicators other than the world)", tag, comm)
+	}
+	if comm != 0 {
+		if comm >= 128 {
+			return 0, fmt.Errorf("point-to-point on communicator id %d: gopsim encodes up to 127 communicators in tags", comm)
+		}
+		return uint32(comm)<<24 | uint32(tag), nil
+	}
+	return uint32(tag), nil
+}
+
+func peerOf(p int32) int32 {
+	if p == AnySource {
+		return goal.AnySource
+	}
+	return p
+}
+
+func (cv *converter) call(rd *Reader, r int32, s *rankState, c *Call, name string) error {
+	b := &cv.b
+	switch c.Func.Class() {
+	case ClassInit:
+		s.prevEnd, s.flushNs = c.End, 0
+		return nil
+	case ClassFinalize, ClassCommNew, ClassCommFree, ClassFlush:
+		cv.compute(s, c)
+		return nil
+	case ClassProbe:
+		cv.compute(s, c) // the receive that follows does the waiting
+		return nil
+	}
+	switch c.Func.Class() {
+	case ClassSend, ClassIsend:
+		cv.compute(s, c)
+		if c.Peer == ProcNull {
+			return nil
+		}
+		tag, err := cv.p2pTag(c.Comm, c.Tag)
+		if err != nil {
+			return err
+		}
+		id := b.Send(uint64(c.Bytes), c.Peer, tag, 0, 0)
+		cv.follow(s, id)
+		if c.Func.Class() == ClassIsend {
+			s.reqs[c.Request] = &request{ops: []int32{id}}
+			s.preds = append(s.preds[:0], pred{op: id, start: true})
+		} else {
+			s.preds = append(s.preds[:0], pred{op: id})
+		}
+	case ClassRecv, ClassIrecv:
+		cv.compute(s, c)
+		if c.Peer == ProcNull {
+			return nil
+		}
+		tag, err := cv.p2pTag(c.Comm, c.Tag)
+		if err != nil {
+			return err
+		}
+		id := b.Recv(uint64(c.Bytes), peerOf(c.Peer), tag, 0, 0)
+		cv.follow(s, id)
+		if c.Func.Class() == ClassIrecv {
+			s.reqs[c.Request] = &request{ops: []int32{id}, recv: true}
+			s.preds = append(s.preds[:0], pred{op: id, start: true})
+		} else {
+			s.preds = append(s.preds[:0], pred{op: id})
+		}
+	case ClassSendrecv:
+		cv.compute(s, c)
+		var ids []int32
+		if c.Peer != ProcNull {
+			tag, err := cv.p2pTag(c.Comm, c.Tag)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, b.Send(uint64(c.Bytes), c.Peer, tag, 0, 0))
+		}
+		if c.RecvPeer != ProcNull {
+			tag, err := cv.p2pTag(c.Comm, c.RecvTag)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, b.Recv(uint64(c.RecvBytes), peerOf(c.RecvPeer), tag, 0, 0))
+		}
+		for _, id := range ids {
+			cv.follow(s, id)
+		}
+		if len(ids) > 0 {
+			s.preds = s.preds[:0]
+			for _, id := range ids {
+				s.preds = append(s.preds, pred{op: id})
+			}
+		}
+	case ClassWait, ClassTest:
+		if c.Func.Class() == ClassTest && !c.Flag && len(c.Done) == 0 {
+			// A run of failed polls: the application computed while it
+			// polled; count the span as computation.
+			return nil
+		}
+		cv.compute(s, c)
+		for _, d := range c.Done {
+			q := s.reqs[d.Request]
+			if q == nil {
+				// A request the tracer did not see created: persistent
+				// requests (MPI_Start) and matched probes are not traced.
+				cv.stats.Unsupported["completion of an untraced request (persistent or MPI_Mprobe)"]++
+				continue
+			}
+			delete(s.reqs, d.Request)
+			if d.Cancelled { // the operation never happened
+				for _, id := range q.ops {
+					b.Set(id, goal.Op{Kind: goal.Calc})
+				}
+				continue
+			}
+			if q.recv && d.Peer != None {
+				op := b.Op(q.ops[0])
+				tag, err := cv.p2pTag(d.Comm, d.Tag)
+				if err != nil {
+					return err
+				}
+				op.Peer, op.Tag, op.Size = d.Peer, tag, uint64(d.Bytes)
+				b.Set(q.ops[0], op)
+			}
+			for _, id := range q.ops {
+				s.preds = append(s.preds, pred{op: id})
+			}
+		}
+	case ClassCancel:
+		cv.compute(s, c)
+		if q := s.reqs[c.Request]; q != nil {
+			q.cancel = true
+		}
+	case ClassRequestFree:
+		cv.compute(s, c)
+		delete(s.reqs, c.Request) // the operation completes; nobody waits for it
+	case ClassCollective, ClassICollective:
+		cv.compute(s, c)
+		return cv.collective(rd, r, s, c, name)
+	default:
+		cv.stats.Unsupported[name]++
+		if cv.opt.Unsupported == "calc" {
+			return nil // its time stays in the next computation gap
+		}
+		cv.compute(s, c)
+	}
+	return nil
+}
+
+func (cv *converter) collective(rd *Reader, r int32, s *rankState, c *Call, name string) error {
+	op, ok := collOps[name]
+	if !ok {
+		cv.stats.Unsupported[name]++
+		return nil
+	}
+	comm := rd.Comm(c.Comm)
+	if comm == nil {
+		return fmt.Errorf("communicator %d not defined", c.Comm)
+	}
+	if comm.Inter() {
+		cv.stats.Unsupported[name+" (intercommunicator)"]++
+		return nil
+	}
+	if comm.Local {
+		// Its id is this rank's own, not agreed with the other members, so
+		// the members' messages could not be told apart from other calls.
+		cv.stats.Unsupported[name+" (communicator created by an untraced call)"]++
+		return nil
+	}
+	me := comm.Rank(r)
+	if me < 0 {
+		return fmt.Errorf("rank %d is not a member of communicator %d", r, c.Comm)
+	}
+	k := s.collSeq[c.Comm]
+	s.collSeq[c.Comm] = k + 1
+	spec := collective.Spec{
+		Comm: collective.NewComm(comm.Members), Root: int(c.Root), Size: uint64(max(c.Bytes, 0)),
+		Tag:             1<<31 | uint32(c.Comm&0x7fff)<<16 | k&0xffff,
+		ReduceNsPerByte: cv.opt.ReduceNsPerByte,
+	}
+	if op.Rooted() && c.Root < 0 {
+		return fmt.Errorf("root %d", c.Root)
+	}
+	toU := func(x []int64) []uint64 {
+		if x == nil {
+			return nil
+		}
+		out := make([]uint64, len(x))
+		for i, v := range x {
+			out[i] = uint64(max(v, 0))
+		}
+		return out
+	}
+	spec.Counts, spec.RecvCounts = toU(c.Counts), toU(c.RecvCounts)
+	p := comm.Size()
+	switch op {
+	case collective.Gatherv, collective.Scatterv:
+		if len(spec.Counts) == 0 { // a non-root knows only its own block
+			spec.Counts = make([]uint64, p)
+			spec.Counts[me] = spec.Size
+		}
+	case collective.ReduceScatter:
+		if name == "MPI_Reduce_scatter" || name == "MPI_Ireduce_scatter" {
+			// Unequal result blocks: modelled as equal blocks of the mean.
+			var total uint64
+			for _, x := range spec.Counts {
+				total += x
+			}
+			spec.Size = (total + uint64(p) - 1) / uint64(p)
+			spec.Counts = nil
+		}
+	}
+	alg := cv.algs[op]
+	var err error
+	if alg == nil {
+		alg, err = collective.Select(op, &spec)
+		if err != nil {
+			return err
+		}
+	} else if err = alg.Check(&spec); err != nil {
+		return err
+	}
+	cv.stats.Collectives++
+	after := cv.join(s)
+	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)
+	if c.Func.Class() == ClassICollective {
+		s.reqs[c.Request] = &request{ops: append([]int32(nil), cv.ends...)}
+		return nil
+	}
+	if len(cv.ends) > 0 {
+		s.preds = s.preds[:0]
+		for _, id := range cv.ends {
+			s.preds = append(s.preds, pred{op: id})
+		}
+	}
+	return nil
+}
