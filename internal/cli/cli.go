@@ -37,6 +37,7 @@ func commands() []command {
 		{"gen", "generate a schedule: Schedgen patterns, MPI collectives, application skeletons", runGen},
 		{"noise", "measure this machine's OS noise (noise measure -o FILE)", runNoise},
 		{"convert", "convert a schedule between GOAL text and the binary form", runConvert},
+		{"calibrate", "measure L, o, g, G, O and S of a network (LogGP PRTT method), or fit a saved table", runCalibrate},
 		{"trace", "run an MPI program under the tracer: one trace file per rank", runTrace},
 		{"version", "print the version and the binary format versions read", runVersion},
 		{"help", "explain a command and its flags", nil},
@@ -100,6 +101,12 @@ func help(name string, stdout, stderr io.Writer) int {
 		fs.Usage()
 	case "trace":
 		traceUsage(stdout)
+	case "calibrate":
+		var o CalibrateOptions
+		var d int64
+		fs := calibrateFlags(&o, &d)
+		fs.SetOutput(stdout)
+		fs.Usage()
 	case "version":
 		fmt.Fprintln(stdout, "Usage: gopsim version\n\nPrints gopsim's version and the range of binary schedule format versions it reads.")
 	default:

@@ -1,0 +1,211 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/gopsim/gopsim/bench"
+)
+
+// Fit recovers the parameters of a table measured on a machine that obeys
+// LogGOPS exactly, with an eager/rendezvous change at 12 KiB.
+func ExampleFit() {
+	eager := bench.Range{L: 3200, Overhead: 1300, Gap: 5140, GapPerByte: 0.73, OverheadPerByte: 0.2}
+	rendezvous := bench.Range{L: 7800, Overhead: 2600, Gap: 21390, GapPerByte: 1.03, OverheadPerByte: 0.35}
+	var tab bench.Table
+	for _, s := range []int64{1, 1024, 4096, 8192, 12288, 12289, 16384, 32768, 65536} {
+		r := eager
+		if s > 12288 {
+			r = rendezvous
+		}
+		d := r.PRTT(1, 0, s) // Netgauge's delay
+		for _, k := range []struct {
+			n int
+			d float64
+		}{{1, 0}, {8, 0}, {8, d}, {2, d}} {
+			tab = append(tab, bench.Sample{N: k.n, DelayNs: int64(k.d), SizeBytes: s, PRTTNs: int64(math.Round(r.PRTT(k.n, k.d, s)))})
+		}
+	}
+	pf, err := bench.Fit(tab, bench.FitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range pf.Ranges {
+		fmt.Printf("%d..%d bytes: L=%.0f ns o=%.0f ns g=%.0f ns G=%.2f ns/byte O=%.2f ns/byte\n",
+			r.MinBytes, r.MaxBytes, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte)
+	}
+	fmt.Println("S =", *pf.EagerLimit, "bytes")
+	// Output:
+	// 0..12288 bytes: L=3200 ns o=1300 ns g=5140 ns G=0.73 ns/byte O=0.20 ns/byte
+	// 12289..2199023255552 bytes: L=7799 ns o=2601 ns g=21390 ns G=1.03 ns/byte O=0.35 ns/byte
+	// S = 12288 bytes
+}
+
+func ExampleReadTable() {
+	csv := `n,d_ns,s_bytes,prtt_ns
+1,0,1024,31250
+8,0,1024,74410
+8,31000,1024,296800
+`
+	tab, err := bench.ReadTable(strings.NewReader(csv), "prtt.csv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range tab {
+		fmt.Printf("PRTT(%d,%d,%d) = %d ns\n", s.N, s.DelayNs, s.SizeBytes, s.PRTTNs)
+	}
+	_, err = bench.ReadTable(strings.NewReader("n,d_ns,s_bytes,prtt_ns\n1,0,1k,31250\n"), "bad.csv")
+	fmt.Println(err)
+	// Output:
+	// PRTT(1,0,1024) = 31250 ns
+	// PRTT(8,0,1024) = 74410 ns
+	// PRTT(8,31000,1024) = 296800 ns
+	// bad.csv:2:5: s_bytes: "1k" is not an integer
+}
+
+func ExampleParseSizes() {
+	sizes, err := bench.ParseSizes("1,1k:4k:1k,12288,12289,16k:64k:*2")
+	fmt.Println(sizes, err)
+	// Output:
+	// [1 1024 2048 3072 4096 12288 12289 16384 32768 65536] <nil>
+}
+
+func ExampleRange_PRTT() {
+	r := bench.Range{L: 2500, Overhead: 1500, Gap: 1000, GapPerByte: 6} // LogGOPSim's defaults
+	fmt.Println(r.PRTT(1, 0, 1024))                                     // 2(L + 2o + 1023G)
+	fmt.Println(r.PRTT(8, 0, 1024))                                     // + 7(g + 1023G)
+	fmt.Println(r.PRTT(8, 100000, 1024))                                // + 7 max(o + d, g + 1023G)
+	// Output:
+	// 23276
+	// 73242
+	// 733776
+}
+
+// Measure against a tcp backend server. Here the server runs in this
+// process to keep the example self-contained; a real calibration runs it
+// in another process or on another host (`gopsim calibrate --listen`), as
+// StartServerProcess explains.
+func ExampleMeasure() {
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	go bench.ServeOne(ctx, ln)
+	p, err := bench.Dial(ctx, ln.Addr().String())
+	if err != nil {
+		log.Fatal(err)
+	}
+	tab, err := bench.Measure(ctx, p, bench.Config{Sizes: []int64{64, 4096}, Reps: 10, Warmup: 2, N: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(tab), "rows") // 2 sizes x 10 reps x 4 kinds of round
+	tab.WriteCSV(os.Stdout)       // varies from run to run
+	// Output is not checked: it is a measurement.
+}
+
+func ExampleParamFile_Write() {
+	var tab bench.Table
+	r := bench.Range{L: 5000, Overhead: 2000, Gap: 3000, GapPerByte: 0.25}
+	for _, s := range []int64{1, 1000, 2000, 3000} {
+		for _, k := range []struct {
+			n int
+			d float64
+		}{{1, 0}, {4, 0}, {4, 50000}, {2, 50000}} {
+			tab = append(tab, bench.Sample{N: k.n, DelayNs: int64(k.d), SizeBytes: s, PRTTNs: int64(math.Round(r.PRTT(k.n, k.d, s)))})
+		}
+	}
+	pf, err := bench.Fit(tab, bench.FitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := pf.Write(&b); err != nil {
+		log.Fatal(err)
+	}
+	head, _, _ := strings.Cut(b.String(), `  "fit"`)
+	fmt.Print(head, "  ...\n") // then fit (medians, residuals, R², standard errors) and source
+	// Output:
+	// {
+	//   "L_ns": 5000,
+	//   "o_ns": 2000,
+	//   "g_ns": 3000,
+	//   "G_ns_per_byte": 0,
+	//   "O_ns_per_byte": 0,
+	//   "ranges": [
+	//     {
+	//       "min_bytes": 0,
+	//       "max_bytes": 2199023255552,
+	//       "L_ns": 5000.071,
+	//       "o_ns": 2000,
+	//       "g_ns": 2999.977,
+	//       "G_ns_per_byte": 0.249974,
+	//       "O_ns_per_byte": 0
+	//     }
+	//   ],
+	//   "warnings": [
+	//     "G_ns_per_byte = 0.25 rounded to 0 in the base keys (sim reads integers); ranges[0] keeps the fitted value"
+	//   ],
+	//   ...
+}
+
+func ExampleSummarize() {
+	// Round trips in ns; one was disturbed.
+	s := bench.Summarize([]float64{31200, 31350, 31100, 31280, 95000, 31190, 31310, 31240})
+	fmt.Printf("median %.0f ns, IQR %.0f ns, MAD %.0f ns, %d of %d rejected\n", s.Median, s.IQR, s.MAD, s.Rejected, s.Reps)
+	// Output:
+	// median 31240 ns, IQR 100 ns, MAD 50 ns, 1 of 8 rejected
+}
+
+// Start `gopsim calibrate --listen` on this host as the server of a
+// calibration, and measure against it.
+func ExampleStartServerProcess() {
+	ctx := context.Background()
+	cmd := exec.CommandContext(ctx, "gopsim", "calibrate", "--listen", "127.0.0.1:0", "--wait", "1m")
+	cmd.Stderr = os.Stderr
+	addr, wait, err := bench.StartServerProcess(cmd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := bench.Dial(ctx, addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tab, err := bench.Measure(ctx, p, bench.Config{})
+	p.Close()
+	if err := wait(); err != nil {
+		log.Print(err)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := bench.WriteTableFile("prtt.csv", tab); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Fit a saved table and draw it.
+func ExampleParamFile_WritePlotFile() {
+	tab, err := bench.ReadTableFile("prtt.csv")
+	if err != nil {
+		log.Fatal(err) // e.g. "prtt.csv:12:7: prtt_ns: \"x\" is not an integer"
+	}
+	pf, err := bench.Fit(tab, bench.FitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pf.WritePlotFile("prtt.png"); err != nil { // or .svg, .pdf
+		log.Fatal(err)
+	}
+}

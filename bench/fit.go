@@ -1,0 +1,636 @@
+package bench
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// FitOptions control Fit. The zero value of every field is its documented
+// default.
+type FitOptions struct {
+	// MaxRanges bounds the number of size ranges; 0 means 4, and 1 turns
+	// change detection off.
+	MaxRanges int
+	// MinPoints is the fewest measured sizes a range may have; 0 means 3
+	// (a line and one degree of freedom), less than 3 is raised to 3.
+	MinPoints int
+}
+
+// Change detection: a split of a range is kept when it removes at least
+// 1-splitRatio of the range's weighted squared residuals and at least
+// splitChi2 of them in units of the points' standard errors. The ratio
+// keeps smooth curvature from being cut up when the standard errors are
+// small; the absolute floor keeps noise from being split.
+const (
+	splitRatio = 0.25
+	splitChi2  = 25.0
+	// A change is a jump (not only a change of slope) when the two lines
+	// differ at both measured sizes next to it, with the same sign, by more
+	// than jumpSigmas standard errors and by more than jumpRel of their
+	// value.
+	jumpSigmas = 5.0
+	jumpRel    = 0.02
+)
+
+// ErrFit is wrapped by errors about a table that does not allow a fit.
+var ErrFit = errors.New("bench: cannot fit")
+
+// FitReport says how the parameters were found and how well they fit.
+type FitReport struct {
+	Method  string     `json:"method"`
+	Ranges  []RangeFit `json:"ranges"`
+	Changes []Change   `json:"changes"`
+	Points  []PointFit `json:"points"`
+}
+
+// RangeFit is the quality of one range's fit: R² of the three lines (absent
+// when the series is flat within its standard errors, as o often is) and
+// the root mean square of
+// their residuals, standard errors of the parameters, and G as the slope
+// of the half round trip (which LogGP says equals G).
+type RangeFit struct {
+	MeasuredMinBytes  int64    `json:"measured_min_bytes"`
+	MeasuredMaxBytes  int64    `json:"measured_max_bytes"`
+	Points            int      `json:"points"`
+	R2HalfRTT         *float64 `json:"r2_half_rtt"`
+	R2Gap             *float64 `json:"r2_gap"`
+	R2Overhead        *float64 `json:"r2_overhead"`
+	RMSHalfRTTNs      float64  `json:"rms_resid_half_rtt_ns"`
+	RMSGapNs          float64  `json:"rms_resid_gap_ns"`
+	RMSOverheadNs     float64  `json:"rms_resid_overhead_ns"`
+	LSE               float64  `json:"L_se_ns"`
+	OverheadSE        float64  `json:"o_se_ns"`
+	GapSE             float64  `json:"g_se_ns"`
+	GapPerByteSE      float64  `json:"G_se_ns_per_byte"`
+	OverheadPerByteSE float64  `json:"O_se_ns_per_byte"`
+	GRTT              float64  `json:"G_rtt_ns_per_byte"`
+}
+
+// Change is a detected protocol change between two measured sizes.
+type Change struct {
+	AfterBytes  int64 `json:"after_bytes"`  // last measured size below
+	BeforeBytes int64 `json:"before_bytes"` // first measured size above
+	// HalfRTTJump and GapJump are the differences between the upper and
+	// the lower range's lines, the smaller of those at the two sizes.
+	HalfRTTJump float64 `json:"half_rtt_jump_ns"`
+	GapJump     float64 `json:"gap_jump_ns"`
+	// Jump is true for a discontinuity (eager to rendezvous, say) and
+	// false for a change of slope only (a packet size, say).
+	Jump bool `json:"jump"`
+	// Chi2Gain is the weighted squared residual the split removed.
+	Chi2Gain float64 `json:"chi2_gain"`
+}
+
+// PointFit is one measured size: the summaries of its three rounds, the
+// three derived series and their residuals against the range's lines.
+type PointFit struct {
+	SizeBytes int64    `json:"s_bytes"`
+	Range     int      `json:"range"`
+	N         int      `json:"n"`
+	DelayNs   float64  `json:"d_ns"`
+	PRTT1     Summary  `json:"prtt_1_0"`
+	PRTTN     *Summary `json:"prtt_n_0,omitempty"`
+	PRTTND    *Summary `json:"prtt_n_d,omitempty"`
+	// HalfRTT is PRTT(1,0,s)/2 = L + 2o + (s-1)G.
+	HalfRTT      float64 `json:"half_rtt_ns"`
+	HalfRTTResid float64 `json:"half_rtt_resid_ns"`
+	// Gap is (PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + (s-1)G.
+	Gap      *float64 `json:"gap_ns,omitempty"`
+	GapResid *float64 `json:"gap_resid_ns,omitempty"`
+	// Overhead is o + (s-1)O: from PRTT(n,d,s) and PRTT(2,d,s), the slope
+	// over n-1 of the medians of PRTT(n,d,s) - (n-1)d; from PRTT(n,d,s)
+	// alone, (PRTT(n,d,s) - PRTT(1,0,s))/(n-1) - d. DelayNs is the median d.
+	Overhead      *float64 `json:"overhead_ns,omitempty"`
+	OverheadResid *float64 `json:"overhead_resid_ns,omitempty"`
+	// IdleExtra is what a round trip after an idle period (the delay)
+	// costs more than PRTT(1,0,s): wake-ups at both ends. Present with
+	// PRTT(n,d,s) rows for two n.
+	IdleExtra *float64 `json:"idle_extra_ns,omitempty"`
+}
+
+// The three derived series of a point.
+const (
+	sHalf = iota
+	sGap
+	sOver
+	nSeries
+)
+
+// point is one size's derived values and their standard errors.
+type point struct {
+	size int64
+	b    float64 // size-1
+	n    int
+	d    float64
+	p1   Summary
+	pn   *Summary
+	pnd  *Summary
+	y    [nSeries]float64
+	se   [nSeries]float64
+	has  [nSeries]bool
+	cold *float64 // extra round-trip cost after idling, ns
+}
+
+// line is a weighted least-squares line y = a + b*x.
+type line struct {
+	a, b       float64
+	aSE, bSE   float64
+	r2, chi2   float64
+	sse        float64 // unweighted
+	n          int
+	xMin, xMax float64
+}
+
+func (l line) at(x float64) float64 { return l.a + l.b*x }
+
+// fitLine fits y = a + b*x with weights 1/se². One point gives a constant
+// line; none the zero line.
+func fitLine(x, y, se []float64) line {
+	l := line{n: len(x), r2: math.NaN()}
+	if len(x) == 0 {
+		return l
+	}
+	w := make([]float64, len(x))
+	for i := range w {
+		w[i] = 1 / (se[i] * se[i])
+	}
+	l.xMin, l.xMax = slices.Min(x), slices.Max(x)
+	if len(x) == 1 {
+		l.a, l.aSE = y[0], se[0]
+		return l
+	}
+	l.a, l.b = stat.LinearRegression(x, y, w, false)
+	// R² only means something for a series that varies by more than its
+	// standard errors (a flat o, say, gives noise over noise).
+	if ym := stat.Mean(y, w); weightedSS(y, w, ym) > float64(len(y)) {
+		l.r2 = stat.RSquared(x, y, w, l.a, l.b)
+	}
+	var sw, swx float64
+	for i := range x {
+		sw += w[i]
+		swx += w[i] * x[i]
+	}
+	xm := swx / sw
+	var sxx float64
+	for i := range x {
+		r := y[i] - l.at(x[i])
+		l.chi2 += w[i] * r * r
+		l.sse += r * r
+		sxx += w[i] * (x[i] - xm) * (x[i] - xm)
+	}
+	// Parameter errors from the weights, inflated by the reduced chi² when
+	// the scatter exceeds the standard errors.
+	scale := 1.0
+	if len(x) > 2 {
+		scale = max(1, l.chi2/float64(len(x)-2))
+	}
+	l.bSE = math.Sqrt(scale / sxx)
+	l.aSE = math.Sqrt(scale * (1/sw + xm*xm/sxx))
+	return l
+}
+
+// weightedSS is the weighted sum of squared deviations of y from m.
+func weightedSS(y, w []float64, m float64) float64 {
+	var ss float64
+	for i := range y {
+		ss += w[i] * (y[i] - m) * (y[i] - m)
+	}
+	return ss
+}
+
+// seriesLine fits series k over pts.
+func seriesLine(pts []point, k int) line {
+	var x, y, se []float64
+	for _, p := range pts {
+		if p.has[k] {
+			x, y, se = append(x, p.b), append(y, p.y[k]), append(se, p.se[k])
+		}
+	}
+	return fitLine(x, y, se)
+}
+
+// lineSums accumulates a weighted least-squares line point by point
+// (West's weighted form of Welford's updates: stable where sums of squares
+// would cancel).
+type lineSums struct {
+	w, mx, my, cxx, cxy, cyy float64
+}
+
+func (a *lineSums) add(x, y, w float64) {
+	a.w += w
+	dx, dy := x-a.mx, y-a.my
+	a.mx += w * dx / a.w
+	a.my += w * dy / a.w
+	a.cxx += w * dx * (x - a.mx)
+	a.cxy += w * dx * (y - a.my)
+	a.cyy += w * dy * (y - a.my)
+}
+
+// chi2 is the weighted squared residual of the best line.
+func (a *lineSums) chi2() float64 {
+	if a.cxx <= 0 {
+		return max(a.cyy, 0)
+	}
+	return max(a.cyy-a.cxy*a.cxy/a.cxx, 0)
+}
+
+// bestSplit finds where to split pts into two parts of at least minPts
+// points that leave the least weighted squared residual against one line
+// per series and part, in one pass per series. It returns the cost of pts
+// whole and of the best split, and the index of the split (-1: none).
+func bestSplit(pts []point, minPts int) (whole, split float64, at int) {
+	n := len(pts)
+	left := make([]float64, n+1)  // left[k]: cost of pts[:k]
+	right := make([]float64, n+1) // right[k]: cost of pts[k:]
+	for k := range nSeries {
+		var a, b lineSums
+		for i := 0; i < n; i++ {
+			if p := pts[i]; p.has[k] {
+				a.add(p.b, p.y[k], 1/(p.se[k]*p.se[k]))
+			}
+			left[i+1] += a.chi2()
+		}
+		for i := n - 1; i >= 0; i-- {
+			if p := pts[i]; p.has[k] {
+				b.add(p.b, p.y[k], 1/(p.se[k]*p.se[k]))
+			}
+			right[i] += b.chi2()
+		}
+	}
+	split, at = math.Inf(1), -1
+	for k := minPts; k <= n-minPts; k++ {
+		if c := left[k] + right[k]; c < split {
+			split, at = c, k
+		}
+	}
+	return left[n], split, at
+}
+
+// Fit derives LogGOPS parameters from a raw PRTT table with Netgauge's
+// LogGP method. Per size s with PRTT medians P1 = PRTT(1,0,s), Pn =
+// PRTT(n,0,s) and Pd = PRTT(n,d,s), and b = s-1:
+//
+//	half round trip  P1/2             = L + 2o + bG
+//	gap              (Pn-P1)/(n-1)    = g + bG
+//	overhead         (Pd-P1)/(n-1)-d  = o + bO   (d large enough)
+//
+// With delayed rounds for two or more n (PRTT(2,d,s), as Measure takes),
+// the overhead is instead the slope over n-1 of the medians of
+// PRTT(n,d,s) - (n-1)d, which cancels the extra cost of a round trip after
+// idling (reported as idle_extra_ns). Weighted least-squares lines over b
+// (weights from each median's standard error) give g and G (gap), o and O
+// (overhead) and L + 2o (the half round trip's intercept). A protocol change shows as a jump or a kink
+// in these series: Fit splits the sizes where one line per side removes
+// most of the residuals (binary segmentation, at most opt.MaxRanges
+// ranges), and fits each range on its own.
+func Fit(t Table, opt FitOptions) (*ParamFile, error) {
+	if opt.MaxRanges == 0 {
+		opt.MaxRanges = 4
+	}
+	opt.MinPoints = max(opt.MinPoints, 3)
+	pts, warn, err := points(t)
+	if err != nil {
+		return nil, err
+	}
+	pf := &ParamFile{Warnings: warn}
+	pf.Source.Rows = len(t)
+	for _, p := range pts {
+		pf.Source.Sizes = append(pf.Source.Sizes, p.size)
+	}
+	pf.Fit.Method = "PRTT(n,d,s), LogGP (Hoefler, Lichei, Rehm 2007); weighted least squares over s-1; binary segmentation"
+	for k, name := range [nSeries]string{"PRTT(1,0,s)", "PRTT(n,0,s): g and G", "PRTT(n,d,s): o and O"} {
+		missing := 0
+		for _, p := range pts {
+			if !p.has[k] {
+				missing++
+			}
+		}
+		if missing == len(pts) {
+			pf.Warnings = append(pf.Warnings, fmt.Sprintf("no %s rows in the table: those parameters are 0", name))
+		}
+	}
+
+	// Binary segmentation: bounds[i] is the first point of range i.
+	bounds := []int{0, len(pts)}
+	gains := map[int]float64{}
+	for len(bounds)-1 < opt.MaxRanges {
+		bestGain, bestAt := 0.0, -1
+		for r := 0; r+1 < len(bounds); r++ {
+			lo, hi := bounds[r], bounds[r+1]
+			if hi-lo < 2*opt.MinPoints {
+				continue
+			}
+			whole, split, at := bestSplit(pts[lo:hi], opt.MinPoints)
+			if gain := whole - split; at >= 0 && split <= splitRatio*whole && gain >= splitChi2 && gain > bestGain {
+				bestGain, bestAt = gain, lo+at
+			}
+		}
+		if bestAt < 0 {
+			break
+		}
+		bounds = append(bounds, bestAt)
+		slices.Sort(bounds)
+		gains[bestAt] = bestGain
+	}
+
+	lines := make([][nSeries]line, len(bounds)-1)
+	for r := range lines {
+		seg := pts[bounds[r]:bounds[r+1]]
+		for k := range nSeries {
+			lines[r][k] = seriesLine(seg, k)
+		}
+		hl, gl, ol := lines[r][sHalf], lines[r][sGap], lines[r][sOver]
+		rg := Range{MinBytes: 0, MaxBytes: MaxMessageBytes,
+			Overhead: ol.a, OverheadPerByte: ol.b, Gap: gl.a, GapPerByte: gl.b}
+		if gl.n == 0 { // no PRTT(n,0,s): G from the round trip
+			rg.GapPerByte = hl.b
+		}
+		rg.L = hl.a - 2*rg.Overhead
+		if r > 0 {
+			rg.MinBytes = seg[0].size
+		}
+		if r+1 < len(lines) {
+			rg.MaxBytes = pts[bounds[r+1]].size - 1
+		}
+		pf.Ranges = append(pf.Ranges, roundRange(rg))
+		pf.Fit.Ranges = append(pf.Fit.Ranges, RangeFit{
+			MeasuredMinBytes: seg[0].size, MeasuredMaxBytes: seg[len(seg)-1].size, Points: len(seg),
+			R2HalfRTT: finite(hl.r2, 6), R2Gap: finite(gl.r2, 6), R2Overhead: finite(ol.r2, 6),
+			RMSHalfRTTNs: round(rms(hl), 3), RMSGapNs: round(rms(gl), 3), RMSOverheadNs: round(rms(ol), 3),
+			LSE:        round(math.Hypot(hl.aSE, 2*ol.aSE), 3),
+			OverheadSE: round(ol.aSE, 3), GapSE: round(gl.aSE, 3),
+			GapPerByteSE: round(gl.bSE, 6), OverheadPerByteSE: round(ol.bSE, 6), GRTT: round(hl.b, 6),
+		})
+		pf.Warnings = append(pf.Warnings, rangeWarnings(r, rg, lines[r], seg)...)
+	}
+
+	// Changes and S.
+	for r := 1; r < len(lines); r++ {
+		lo, hi := pts[bounds[r]-1], pts[bounds[r]]
+		c := Change{AfterBytes: lo.size, BeforeBytes: hi.size, Chi2Gain: round(gains[bounds[r]], 1)}
+		for _, k := range []int{sHalf, sGap} {
+			if !lo.has[k] || !hi.has[k] {
+				continue
+			}
+			// The lines differ at both ends of the gap between the two
+			// sizes, with the same sign: a jump. Lines that cross between
+			// them: a change of slope.
+			dLo := lines[r][k].at(lo.b) - lines[r-1][k].at(lo.b)
+			dHi := lines[r][k].at(hi.b) - lines[r-1][k].at(hi.b)
+			jump := dLo
+			if math.Abs(dHi) < math.Abs(dLo) {
+				jump = dHi
+			}
+			left := lines[r-1][k].at(lo.b)
+			if dLo*dHi > 0 && math.Abs(jump) > jumpSigmas*math.Hypot(lo.se[k], hi.se[k]) && math.Abs(jump) > jumpRel*math.Abs(left) {
+				c.Jump = true
+			}
+			if k == sHalf {
+				c.HalfRTTJump = round(jump, 3)
+			} else {
+				c.GapJump = round(jump, 3)
+			}
+		}
+		if c.Jump && pf.EagerLimit == nil {
+			s := pf.Ranges[r-1].MaxBytes
+			pf.EagerLimit = &s
+		}
+		pf.Fit.Changes = append(pf.Fit.Changes, c)
+	}
+
+	// Points with residuals.
+	r := 0
+	for i, p := range pts {
+		for r+1 < len(bounds)-1 && i >= bounds[r+1] {
+			r++
+		}
+		pp := PointFit{SizeBytes: p.size, Range: r, N: p.n, DelayNs: round(p.d, 1), PRTT1: roundSummary(p.p1),
+			HalfRTT: round(p.y[sHalf], 3), HalfRTTResid: round(p.y[sHalf]-lines[r][sHalf].at(p.b), 3)}
+		if p.pn != nil {
+			s := roundSummary(*p.pn)
+			pp.PRTTN = &s
+		}
+		if p.pnd != nil {
+			s := roundSummary(*p.pnd)
+			pp.PRTTND = &s
+		}
+		if p.has[sGap] {
+			pp.Gap, pp.GapResid = finite(p.y[sGap], 3), finite(p.y[sGap]-lines[r][sGap].at(p.b), 3)
+		}
+		if p.has[sOver] {
+			pp.Overhead, pp.OverheadResid = finite(p.y[sOver], 3), finite(p.y[sOver]-lines[r][sOver].at(p.b), 3)
+		}
+		if p.cold != nil {
+			pp.IdleExtra = finite(*p.cold, 1)
+		}
+		pf.Fit.Points = append(pf.Fit.Points, pp)
+	}
+
+	// Base keys: the smallest-size range, rounded to the integers
+	// sim.ReadParams reads.
+	base := pf.Ranges[0]
+	for _, f := range []struct {
+		name string
+		v    float64
+		dst  *int64
+	}{{"L_ns", base.L, &pf.L}, {"o_ns", base.Overhead, &pf.Overhead}, {"g_ns", base.Gap, &pf.Gap},
+		{"G_ns_per_byte", base.GapPerByte, &pf.GapPerByte}, {"O_ns_per_byte", base.OverheadPerByte, &pf.OverheadPerByte}} {
+		*f.dst = int64(math.Round(f.v))
+		if d := math.Abs(float64(*f.dst) - f.v); d > 0.01*math.Abs(f.v) && d >= 0.005 {
+			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s = %.4g rounded to %d in the base keys (sim reads integers); ranges[0] keeps the fitted value",
+				f.name, f.v, *f.dst))
+		}
+	}
+	if pf.Warnings == nil {
+		pf.Warnings = []string{}
+	}
+	if pf.Fit.Changes == nil {
+		pf.Fit.Changes = []Change{}
+	}
+	return pf, nil
+}
+
+func rms(l line) float64 {
+	if l.n == 0 {
+		return 0
+	}
+	return math.Sqrt(l.sse / float64(l.n))
+}
+
+func roundRange(r Range) Range {
+	r.L, r.Overhead, r.Gap = round(r.L, 3), round(r.Overhead, 3), round(r.Gap, 3)
+	r.GapPerByte, r.OverheadPerByte = round(r.GapPerByte, 6), round(r.OverheadPerByte, 6)
+	return r
+}
+
+func roundSummary(s Summary) Summary {
+	s.Median, s.IQR, s.MAD = round(s.Median, 1), round(s.IQR, 1), round(s.MAD, 1)
+	return s
+}
+
+// rangeWarnings reports the numbers of range r that make no physical sense
+// in LogGOPS.
+func rangeWarnings(r int, rg Range, l [nSeries]line, seg []point) []string {
+	var w []string
+	where := fmt.Sprintf("range %d (%d..%d bytes)", r, rg.MinBytes, rg.MaxBytes)
+	add := func(format string, args ...any) { w = append(w, where+": "+fmt.Sprintf(format, args...)) }
+	// A value is negative when it is below 0 by more than its standard
+	// error: -1e-16 is 0, and -0.3 ± 0.5 may be.
+	if se := math.Hypot(l[sHalf].aSE, 2*l[sOver].aSE); rg.L < -se {
+		add("L = %.1f ± %.1f ns is negative: the round trip is shorter than 4o (o measured at the sender is larger than the overheads on the round-trip path)", rg.L, se)
+	}
+	if l[sOver].n > 0 && rg.Overhead < -l[sOver].aSE {
+		add("o = %.1f ± %.1f ns is negative", rg.Overhead, l[sOver].aSE)
+	}
+	if l[sGap].n > 0 && rg.Gap < -l[sGap].aSE {
+		add("g = %.1f ± %.1f ns is negative", rg.Gap, l[sGap].aSE)
+	}
+	if se := l[sGap].bSE; l[sGap].n == 0 {
+		if rg.GapPerByte < -l[sHalf].bSE {
+			add("G = %.4g ± %.2g ns/byte is negative", rg.GapPerByte, l[sHalf].bSE)
+		}
+	} else if rg.GapPerByte < -se {
+		add("G = %.4g ± %.2g ns/byte is negative", rg.GapPerByte, se)
+	}
+	if l[sOver].n > 1 && rg.OverheadPerByte < -l[sOver].bSE {
+		add("O = %.4g ± %.2g ns/byte is negative", rg.OverheadPerByte, l[sOver].bSE)
+	}
+	if l[sOver].n > 0 && l[sGap].n > 0 && rg.Overhead > rg.Gap {
+		add("o = %.1f ns exceeds g = %.1f ns: back-to-back sends are then limited by o, so the gap series measures o, not g (LogGP assumes g >= o)", rg.Overhead, rg.Gap)
+	}
+	if l[sGap].n > 1 && l[sHalf].n > 1 {
+		g, gr := rg.GapPerByte, l[sHalf].b
+		if d := math.Abs(gr - g); d > 0.25*max(math.Abs(g), math.Abs(gr)) && d > 3*math.Hypot(l[sGap].bSE, l[sHalf].bSE) {
+			add("G = %.4g ns/byte from the gap and %.4g ns/byte from the round trip disagree (LogGP has one G)", g, gr)
+		}
+	}
+	for _, p := range seg {
+		if p.has[sOver] && p.has[sGap] && p.y[sOver]+p.d < 1.05*p.y[sGap] {
+			add("at %d bytes the delay d = %.0f ns is not larger than the gap g+(s-1)G = %.0f ns minus o: o there is the gap, not the overhead",
+				p.size, p.d, p.y[sGap])
+		}
+	}
+	return w
+}
+
+// points groups t by size and derives each size's three series.
+//
+// Per size: PRTT(1,0,s) are the rows with n = 1; PRTT(n,0,s) the rows
+// with d = 0 of the n > 1 with the most such rows (ties: the larger n);
+// PRTT(n,d,s) the rows with d > 0 of that n (or, without it, of the n with
+// the most such rows). Delays may differ from row to row (a sleeping
+// prober records the delay it actually spent), so the overhead comes from
+// each row's PRTT(n,d,s) - (n-1)d: o = (median of that - P1)/(n-1).
+func points(t Table) ([]point, []string, error) {
+	type rows struct {
+		prtt, delay, net []float64 // net: prtt - (n-1)d
+	}
+	type key struct {
+		n       int
+		delayed bool
+	}
+	bySize := map[int64]map[key]*rows{}
+	for _, s := range t {
+		m := bySize[s.SizeBytes]
+		if m == nil {
+			m = map[key]*rows{}
+			bySize[s.SizeBytes] = m
+		}
+		k := key{s.N, s.DelayNs > 0}
+		r := m[k]
+		if r == nil {
+			r = &rows{}
+			m[k] = r
+		}
+		r.prtt = append(r.prtt, float64(s.PRTTNs))
+		r.delay = append(r.delay, float64(s.DelayNs))
+		r.net = append(r.net, float64(s.PRTTNs)-float64(s.N-1)*float64(s.DelayNs))
+	}
+	// best returns the n > 1 with the most rows of the given kind, ties
+	// to the larger n, preferring n == prefer.
+	best := func(m map[key]*rows, delayed bool, prefer int) int {
+		n := 0
+		for k, r := range m {
+			if k.n < 2 || k.delayed != delayed {
+				continue
+			}
+			if n == 0 || cmp.Or(cmp.Compare(b2i(k.n == prefer), b2i(n == prefer)),
+				cmp.Compare(len(r.prtt), len(m[key{n, delayed}].prtt)), cmp.Compare(k.n, n)) > 0 {
+				n = k.n
+			}
+		}
+		return n
+	}
+	var pts []point
+	var warn []string
+	for size, m := range bySize {
+		p1, ok := m[key{1, false}]
+		if !ok {
+			warn = append(warn, fmt.Sprintf("%d bytes: no PRTT(1,0,s) rows; size ignored", size))
+			continue
+		}
+		p := point{size: size, b: float64(size - 1), p1: Summarize(p1.prtt)}
+		se1 := p.p1.SE(seFloor(p.p1.Median))
+		p.y[sHalf], p.se[sHalf], p.has[sHalf] = p.p1.Median/2, se1/2, true
+		if n := best(m, false, 0); n != 0 {
+			s := Summarize(m[key{n, false}].prtt)
+			p.pn, p.n = &s, n
+			nm1 := float64(n - 1)
+			p.y[sGap] = (s.Median - p.p1.Median) / nm1
+			p.se[sGap] = math.Hypot(se1, s.SE(seFloor(s.Median))) / nm1
+			p.has[sGap] = true
+		}
+		if n := best(m, true, p.n); n != 0 {
+			r := m[key{n, true}]
+			s, net := Summarize(r.prtt), Summarize(r.net)
+			p.pnd, p.d = &s, Summarize(r.delay).Median
+			if p.n == 0 {
+				p.n = n
+			}
+			nm1 := float64(n - 1)
+			p.y[sOver] = (net.Median - p.p1.Median) / nm1
+			p.se[sOver] = math.Hypot(se1, net.SE(seFloor(net.Median))) / nm1
+			p.has[sOver] = true
+			// Several n with a delay: o is the slope of PRTT(n,d,s)-(n-1)d
+			// over n-1, and the intercept less PRTT(1,0,s) the extra cost
+			// of a round trip after idling.
+			var x, y, se []float64
+			for k, r := range m {
+				if k.delayed && k.n >= 2 {
+					net := Summarize(r.net)
+					x, y, se = append(x, float64(k.n-1)), append(y, net.Median), append(se, net.SE(seFloor(net.Median)))
+				}
+			}
+			if len(x) >= 2 {
+				l := fitLine(x, y, se)
+				p.y[sOver], p.se[sOver] = l.b, max(l.bSE, 1e-3)
+				cold := l.a - p.p1.Median
+				p.cold = &cold
+			}
+		}
+		pts = append(pts, p)
+	}
+	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(a.size, b.size) })
+	slices.Sort(warn)
+	if len(pts) < 2 {
+		return nil, nil, fmt.Errorf("%w: %d message sizes with PRTT(1,0,s) rows, want at least 2", ErrFit, len(pts))
+	}
+	return pts, warn, nil
+}
+
+// seFloor is the smallest standard error a median of about x ns is given:
+// 1 ns (the table's resolution) or 1e-4 of x, so that no point dominates
+// a fit through an implausibly small spread.
+func seFloor(x float64) float64 { return max(1, 1e-4*math.Abs(x)) }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

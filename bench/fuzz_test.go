@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// FuzzReadTable checks that ReadTable never panics, that every error is a
+// *TableError (an ErrTable) with a sane position, that what it accepts is
+// within the limits, and that an accepted table survives WriteCSV and
+// ReadTable unchanged.
+func FuzzReadTable(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		TableHeader + "\n",
+		TableHeader + "\n1,0,8,1000\n8,0,8,5000\n8,2000,8,20000\n2,2000,8,9000\n",
+		"\ufeff# c\r\n" + TableHeader + "\r\n\r\n1, 0, 8, 1000\r\n",
+		TableHeader + "\n1,0,8\n",
+		TableHeader + "\n1,0,\"8\",1000\n",
+		TableHeader + "\n1,0,\"8,1000\n",
+		TableHeader + "\n65537,0,8,1000\n",
+		TableHeader + "\n1,0,1073741825,1000\n",
+		TableHeader + "\n1,5,8,1000\n",
+		TableHeader + "\n1,0,8,99999999999999999999\n",
+		"n,d,s,prtt\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			t.Skip()
+		}
+		tab, err := ReadTable(bytes.NewReader(data), "fuzz.csv")
+		if err != nil {
+			var te *TableError
+			if !errors.As(err, &te) || !errors.Is(err, ErrTable) {
+				t.Fatalf("error %v (%T) is not a *TableError", err, err)
+			}
+			if te.Line < 1 || te.Col < 1 || te.File != "fuzz.csv" {
+				t.Fatalf("bad position in %v", err)
+			}
+			return
+		}
+		for _, s := range tab {
+			if s.N < 1 || s.N > MaxRoundMessages || s.DelayNs < 0 || s.SizeBytes < 1 || s.SizeBytes > MaxSizeBytes || s.PRTTNs < 1 || s.N == 1 && s.DelayNs != 0 {
+				t.Fatalf("accepted sample out of limits: %+v", s)
+			}
+		}
+		var out bytes.Buffer
+		if err := tab.WriteCSV(&out); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ReadTable(&out, "again.csv")
+		if err != nil {
+			t.Fatalf("rereading a written table: %v", err)
+		}
+		if !reflect.DeepEqual(again, tab) {
+			t.Fatal("round trip changed the table")
+		}
+		// A table ReadTable accepts never makes Fit panic.
+		Fit(tab, FitOptions{})
+	})
+}
+
+// FuzzParseSizes checks that ParseSizes never panics and returns sorted,
+// distinct sizes within the limits, or an ErrSizes.
+func FuzzParseSizes(f *testing.F) {
+	for _, seed := range []string{"1", "1k:8k:1k,12288,12289", "1:1000000:*2", "1:1073741824:1", "0", "1:2:*", "4m,1k", ","} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		sizes, err := ParseSizes(list)
+		if err != nil {
+			if !errors.Is(err, ErrSizes) {
+				t.Fatalf("error %v is not ErrSizes", err)
+			}
+			return
+		}
+		if len(sizes) == 0 || len(sizes) > maxListSizes+1 || !slices.IsSorted(sizes) || len(slices.Compact(slices.Clone(sizes))) != len(sizes) {
+			t.Fatalf("sizes %v: want sorted, distinct, 1..%d of them", sizes, maxListSizes)
+		}
+		if sizes[0] < 1 || sizes[len(sizes)-1] > MaxSizeBytes {
+			t.Fatalf("sizes %v outside 1..%d", sizes, MaxSizeBytes)
+		}
+	})
+}

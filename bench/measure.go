@@ -1,0 +1,178 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Round is one PRTT round: N messages sent back to back, about Delay
+// apart (the delay starts when the previous send returns), then one reply
+// of the same size. The prober spins through the delay (Netgauge's way:
+// the CPU stays busy and warm, as in a loop of sends), or, with Sleep,
+// sleeps and leaves the CPU to the peer and the rest of the machine.
+type Round struct {
+	N     int
+	Delay time.Duration
+	Sleep bool
+}
+
+// Result is what a round measured: the round trip, and the mean of the
+// delays actually spent between its messages (a sleep lasts longer than
+// asked; 0 without delay).
+type Result struct {
+	PRTT  time.Duration
+	Delay time.Duration
+}
+
+// A Prober runs PRTT rounds against a peer (a backend: TCP, ...).
+type Prober interface {
+	// Rounds runs rounds in order, every message of sizeBytes bytes, and
+	// stores what each measured in res (len(res) == len(rounds)).
+	Rounds(ctx context.Context, sizeBytes int64, rounds []Round, res []Result) error
+}
+
+// Config says what Measure measures. The zero value of every field is its
+// documented default.
+type Config struct {
+	// Sizes are the message sizes in bytes (each 1..MaxSizeBytes); nil
+	// means DefaultSizes.
+	Sizes []int64
+	// Reps is the number of timed rounds of each kind (PRTT(1,0,s),
+	// PRTT(n,0,s), PRTT(n,d,s), PRTT(2,d,s)) per size; 0 means 200.
+	Reps int
+	// Warmup is the number of untimed rounds of each kind per size before
+	// the timed ones; 0 means 20.
+	Warmup int
+	// N is n, the messages per round of PRTT(n,0,s) and PRTT(n,d,s), at
+	// least 2; 0 means 8.
+	N int
+	// Delay is d of PRTT(n,d,s). It must exceed g+(s-1)G-o for o to be
+	// measurable; 0 means, per size, the median warm-up PRTT(1,0,s), which
+	// does (Netgauge's choice). The table records the delay actually spent
+	// (a sleep overshoots), which is what the fit needs.
+	Delay time.Duration
+	// Sleep makes the prober sleep through the delay instead of spinning.
+	// Spinning is Netgauge's method and measures o without wake-up costs,
+	// but it takes a CPU for the whole delay; sleep where CPUs are scarce
+	// (both ends on a small shared machine). A sleeping prober's o includes
+	// what a send costs after idling (caches, CPU idle states, a virtual
+	// CPU's wake-up), often several µs.
+	Sleep bool
+	// Progress, if not nil, is called after each size with the number of
+	// sizes done and the total.
+	Progress func(done, total int, sizeBytes int64)
+}
+
+// DefaultSizes are the message sizes Measure uses without Config.Sizes:
+// from 1 byte to 128 KiB, with the classic protocol limits (8 KiB, 12 KiB,
+// 16 KiB, 64 KiB) and their successors, so that a change there is located
+// to the byte.
+var DefaultSizes = []int64{1, 256, 1024, 2048, 4096, 6144, 8192, 8193, 12288, 12289, 16384, 16385,
+	24576, 32768, 49152, 65536, 65537, 98304, 131072}
+
+// WithDefaults returns c with its defaults filled in, or the error that
+// Measure would report about it.
+func (c Config) WithDefaults() (Config, error) {
+	if c.Sizes == nil {
+		c.Sizes = DefaultSizes
+	}
+	if len(c.Sizes) == 0 {
+		return c, fmt.Errorf("bench: no message sizes")
+	}
+	for _, s := range c.Sizes {
+		if s < 1 || s > MaxSizeBytes {
+			return c, fmt.Errorf("bench: message size %d bytes outside 1..%d", s, MaxSizeBytes)
+		}
+	}
+	if c.Reps == 0 {
+		c.Reps = 200
+	}
+	if c.Warmup == 0 {
+		c.Warmup = 20
+	}
+	if c.N == 0 {
+		c.N = 8
+	}
+	switch {
+	case c.Reps < 1:
+		return c, fmt.Errorf("bench: %d repetitions, want at least 1", c.Reps)
+	case c.Warmup < 1:
+		return c, fmt.Errorf("bench: %d warm-up rounds, want at least 1", c.Warmup)
+	case c.N < 2 || c.N > MaxRoundMessages:
+		return c, fmt.Errorf("bench: n=%d messages per round outside 2..%d", c.N, MaxRoundMessages)
+	case c.Delay < 0 || c.Delay > maxDelayNs:
+		return c, fmt.Errorf("bench: delay %v outside 0..%v", c.Delay, time.Duration(maxDelayNs))
+	}
+	return c, nil
+}
+
+// Measure measures PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and, for n > 2,
+// PRTT(2,d,s) for every size of cfg through p and returns the raw table
+// (timed rounds only).
+//
+// Per size it runs Warmup rounds of PRTT(1,0,s) (their median is d when
+// cfg.Delay is 0), then Warmup untimed and Reps timed repetitions of the
+// rounds interleaved, so that drift over time affects them alike and
+// cancels in their differences.
+//
+// PRTT(2,d,s) is gopsim's addition to Netgauge's method. The last message
+// of PRTT(n,d,s) follows an idle period, and on most machines (virtual
+// ones above all) a message after idling costs more than one in a tight
+// loop, at both ends; with two values of n that extra cost is the same in
+// both and cancels in o = (PRTT(n,d,s) - PRTT(2,d,s))/(n-2) - d, whereas
+// (PRTT(n,d,s) - PRTT(1,0,s))/(n-1) - d adds it to o, divided by n-1.
+func Measure(ctx context.Context, p Prober, cfg Config) (Table, error) {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	var t Table
+	var rounds []Round
+	var res []Result
+	for i, s := range cfg.Sizes {
+		// Warm-up of PRTT(1,0,s); it also sets d.
+		rounds = rounds[:0]
+		for range cfg.Warmup {
+			rounds = append(rounds, Round{N: 1})
+		}
+		res = slices.Grow(res[:0], len(rounds))[:len(rounds)]
+		if err := p.Rounds(ctx, s, rounds, res); err != nil {
+			return t, fmt.Errorf("size %d bytes: warm-up: %w", s, err)
+		}
+		d := cfg.Delay
+		if d == 0 {
+			xs := make([]float64, len(res))
+			for i, x := range res {
+				xs[i] = float64(x.PRTT)
+			}
+			d = max(time.Duration(Summarize(xs).Median), 1)
+		}
+		kinds := []Round{{N: 1}, {N: cfg.N}, {N: cfg.N, Delay: d, Sleep: cfg.Sleep}}
+		if cfg.N > 2 {
+			kinds = append(kinds, Round{N: 2, Delay: d, Sleep: cfg.Sleep})
+		}
+		rounds = rounds[:0]
+		for range cfg.Warmup + cfg.Reps {
+			rounds = append(rounds, kinds...)
+		}
+		res = slices.Grow(res[:0], len(rounds))[:len(rounds)]
+		if err := p.Rounds(ctx, s, rounds, res); err != nil {
+			return t, fmt.Errorf("size %d bytes: %w", s, err)
+		}
+		skip := len(kinds) * cfg.Warmup
+		for j, r := range rounds[skip:] {
+			x := res[skip+j]
+			sm := Sample{N: r.N, SizeBytes: s, PRTTNs: max(x.PRTT.Nanoseconds(), 1)}
+			if r.Delay > 0 {
+				sm.DelayNs = max(x.Delay.Nanoseconds(), 1)
+			}
+			t = append(t, sm)
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(i+1, len(cfg.Sizes), s)
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// MaxMessageBytes is the max_bytes of the last range of a parameter file:
+// the largest message gopsim simulates (sim.MaxMessage).
+const MaxMessageBytes = 1 << 41
+
+// ParamFile is the parameter file that calibration writes. Its first keys
+// are those sim.ReadParams reads (integers, from the smallest-size range,
+// rounded); Ranges holds the fitted values of every size range unrounded;
+// Warnings says what makes no physical sense; Fit and Source say how the
+// numbers came about.
+type ParamFile struct {
+	L               int64 `json:"L_ns"`
+	Overhead        int64 `json:"o_ns"`
+	Gap             int64 `json:"g_ns"`
+	GapPerByte      int64 `json:"G_ns_per_byte"`
+	OverheadPerByte int64 `json:"O_ns_per_byte"`
+	// EagerLimit is S: the upper end of the range below the first change
+	// that shows a jump (eager to rendezvous). Absent when there is none.
+	EagerLimit *int64    `json:"S_bytes,omitempty"`
+	Ranges     []Range   `json:"ranges"`
+	Warnings   []string  `json:"warnings"`
+	Fit        FitReport `json:"fit"`
+	Source     Source    `json:"source"`
+}
+
+// Range holds the LogGOPS parameters of messages of MinBytes..MaxBytes
+// bytes (inclusive). The ranges of a file are contiguous, the first starts
+// at 0 and the last ends at MaxMessageBytes.
+type Range struct {
+	MinBytes        int64   `json:"min_bytes"`
+	MaxBytes        int64   `json:"max_bytes"`
+	L               float64 `json:"L_ns"`
+	Overhead        float64 `json:"o_ns"`
+	Gap             float64 `json:"g_ns"`
+	GapPerByte      float64 `json:"G_ns_per_byte"`
+	OverheadPerByte float64 `json:"O_ns_per_byte"`
+}
+
+// PRTT is the LogGP model's round trip of n messages of s bytes, d ns
+// apart, one reply (Hoefler, Lichei, Rehm 2007), with b = s-1:
+//
+//	PRTT(1,0,s) = 2(L + 2o + b max(G, O))
+//	PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o + bO + d, g + bG)
+//
+// (max(G, O) is gopsim's receive cost; with O <= G it is the paper's G).
+func (r Range) PRTT(n int, dNs float64, s int64) float64 {
+	b := float64(max(s-1, 0))
+	p1 := 2 * (r.L + 2*r.Overhead + b*max(r.GapPerByte, r.OverheadPerByte))
+	if n <= 1 {
+		return p1
+	}
+	return p1 + float64(n-1)*max(r.Overhead+b*r.OverheadPerByte+dNs, r.Gap+b*r.GapPerByte)
+}
+
+// Source echoes what the parameters were computed from.
+type Source struct {
+	Table   string `json:"table,omitempty"` // the raw PRTT table
+	Rows    int    `json:"rows"`
+	Backend string `json:"backend,omitempty"`
+	Peer    string `json:"peer,omitempty"`
+	Reps    int    `json:"reps,omitempty"`
+	Warmup  int    `json:"warmup,omitempty"`
+	N       int    `json:"n,omitempty"`
+	// DelayNs is the d asked for; 0 means per size the median PRTT(1,0,s).
+	DelayNs *int64 `json:"delay_ns,omitempty"`
+	// Sleep is true when the prober slept through the delays.
+	Sleep bool    `json:"sleep,omitempty"`
+	Sizes []int64 `json:"sizes_bytes"`
+}
+
+// Write writes the parameter file as indented JSON.
+func (p *ParamFile) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
+
+// WriteFile writes the parameter file to path through a temporary file
+// renamed into place.
+func (p *ParamFile) WriteFile(path string) error {
+	if err := goal.AtomicWrite(path, p.Write); err != nil {
+		return fmt.Errorf("writing parameter file %s: %w", path, err)
+	}
+	return nil
+}
+
+// RangeFor returns the range holding messages of s bytes.
+func (p *ParamFile) RangeFor(s int64) Range {
+	for _, r := range p.Ranges {
+		if s <= r.MaxBytes {
+			return r
+		}
+	}
+	return p.Ranges[len(p.Ranges)-1]
+}
+
+// round rounds x to the given number of decimals (JSON stays readable).
+func round(x float64, decimals int) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	p := math.Pow10(decimals)
+	return math.Round(x*p)/p + 0 // + 0: no "-0" in the file
+}
+
+// finite returns a pointer to x rounded, or nil when x is NaN or infinite
+// (JSON has no NaN).
+func finite(x float64, decimals int) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	r := round(x, decimals)
+	return &r
+}

@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// The raw PRTT table is CSV with the header TableHeader and one row per
+// timed repetition:
+//
+//	n,d_ns,s_bytes,prtt_ns
+//	1,0,1024,31250
+//	8,0,1024,74410
+//	8,31000,1024,296800
+//
+// n is the number of messages of the round (1..MaxRoundMessages), d_ns the
+// delay between them in ns, s_bytes the message size (1..MaxSizeBytes) and
+// prtt_ns the measured round trip in ns (positive). Warm-up rounds are not
+// in the table. Blank lines and lines starting with '#' are ignored.
+const TableHeader = "n,d_ns,s_bytes,prtt_ns"
+
+// Limits on what a table (and the TCP protocol) may hold.
+const (
+	MaxSizeBytes     = 1 << 30 // largest message size
+	MaxRoundMessages = 1 << 16 // largest n
+	maxDelayNs       = 1 << 40 // about 18 minutes
+	maxPRTTNs        = 1 << 50
+)
+
+// ErrTable is wrapped by every error about the content of a PRTT table.
+var ErrTable = errors.New("bench: bad PRTT table")
+
+// Sample is one timed round: n messages of SizeBytes bytes, DelayNs apart,
+// and one reply, which took PRTTNs.
+type Sample struct {
+	N         int
+	DelayNs   int64
+	SizeBytes int64
+	PRTTNs    int64
+}
+
+// Table is a raw PRTT table, in measurement order.
+type Table []Sample
+
+// TableError is a problem at a position of a PRTT table (1-based line and
+// column, as "FILE:LINE:COL: msg").
+type TableError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *TableError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Unwrap makes every TableError an ErrTable.
+func (e *TableError) Unwrap() error { return ErrTable }
+
+// ReadTable reads a PRTT table in CSV form; name is used in errors.
+func ReadTable(r io.Reader, name string) (Table, error) {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3) // a byte order mark, as spreadsheets write
+	}
+	cr := csv.NewReader(br)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	var t Table
+	header := false
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, &TableError{File: name, Line: pe.Line, Col: pe.Column, Msg: pe.Err.Error()}
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if !header {
+			if got := strings.Join(rec, ","); got != TableHeader {
+				return nil, &TableError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf("header %q, want %q", got, TableHeader)}
+			}
+			header = true
+			continue
+		}
+		if len(rec) != 4 {
+			_, col := cr.FieldPos(len(rec) - 1)
+			return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%d fields, want 4 (%s)", len(rec), TableHeader)}
+		}
+		var v [4]int64
+		for i, lim := range [4]struct {
+			name     string
+			min, max int64
+		}{{"n", 1, MaxRoundMessages}, {"d_ns", 0, maxDelayNs}, {"s_bytes", 1, MaxSizeBytes}, {"prtt_ns", 1, maxPRTTNs}} {
+			x, err := strconv.ParseInt(strings.TrimSpace(rec[i]), 10, 64)
+			_, col := cr.FieldPos(i)
+			if err != nil {
+				return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s: %q is not an integer", lim.name, rec[i])}
+			}
+			if x < lim.min || x > lim.max {
+				return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s=%d outside %d..%d", lim.name, x, lim.min, lim.max)}
+			}
+			v[i] = x
+		}
+		if v[0] == 1 && v[1] != 0 {
+			_, col := cr.FieldPos(1)
+			return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("d_ns=%d with n=1: a single message has no delay", v[1])}
+		}
+		t = append(t, Sample{N: int(v[0]), DelayNs: v[1], SizeBytes: v[2], PRTTNs: v[3]})
+	}
+	if !header {
+		return nil, &TableError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("empty table, want the header %q", TableHeader)}
+	}
+	return t, nil
+}
+
+// ReadTableFile is ReadTable on a named file.
+func ReadTableFile(path string) (Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadTable(f, path)
+}
+
+// WriteCSV writes t in the form ReadTable reads.
+func (t Table) WriteCSV(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(TableHeader + "\n")
+	var buf []byte
+	for _, s := range t {
+		buf = strconv.AppendInt(buf[:0], int64(s.N), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, s.DelayNs, 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, s.SizeBytes, 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, s.PRTTNs, 10)
+		buf = append(buf, '\n')
+		bw.Write(buf)
+	}
+	return bw.Flush()
+}
+
+// WriteTableFile writes t to path through a temporary file renamed into
+// place, so that path never holds a partial table.
+func WriteTableFile(path string, t Table) error {
+	if err := goal.AtomicWrite(path, t.WriteCSV); err != nil {
+		return fmt.Errorf("writing PRTT table %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReadTable(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Table
+	}{
+		{"header only", "n,d_ns,s_bytes,prtt_ns\n", nil},
+		{"rows", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000\n8,0,8,5000\n8,2000,8,20000\n",
+			Table{{1, 0, 8, 1000}, {8, 0, 8, 5000}, {8, 2000, 8, 20000}}},
+		{"comments, blank lines, CRLF, spaces, BOM", "\ufeff# gopsim\r\nn,d_ns,s_bytes,prtt_ns\r\n\r\n1, 0, 8, 1000\r\n# end\r\n",
+			Table{{1, 0, 8, 1000}}},
+		{"no final newline", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000", Table{{1, 0, 8, 1000}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadTable(strings.NewReader(tc.in), "t.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadTableErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", "t.csv:1:1: empty table"},
+		{"wrong header", "n,d,s,prtt\n", `t.csv:1:1: header "n,d,s,prtt"`},
+		{"three fields", "n,d_ns,s_bytes,prtt_ns\n1,0,8\n", "t.csv:2:5: 3 fields, want 4"},
+		{"not a number", "n,d_ns,s_bytes,prtt_ns\n1,0,eight,1000\n", `t.csv:2:5: s_bytes: "eight" is not an integer`},
+		{"float", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000.5\n", `t.csv:2:7: prtt_ns: "1000.5" is not an integer`},
+		{"n 0", "n,d_ns,s_bytes,prtt_ns\n0,0,8,1000\n", "t.csv:2:1: n=0 outside 1..65536"},
+		{"size 0", "n,d_ns,s_bytes,prtt_ns\n1,0,0,1000\n", "t.csv:2:5: s_bytes=0 outside 1..1073741824"},
+		{"negative delay", "n,d_ns,s_bytes,prtt_ns\n8,-1,8,1000\n", "t.csv:2:3: d_ns=-1 outside"},
+		{"prtt 0", "n,d_ns,s_bytes,prtt_ns\n1,0,8,0\n", "t.csv:2:7: prtt_ns=0 outside"},
+		{"delay with n 1", "n,d_ns,s_bytes,prtt_ns\n1,5,8,1000\n", "t.csv:2:3: d_ns=5 with n=1"},
+		{"bad quote", "n,d_ns,s_bytes,prtt_ns\n1,0,\"8,1000\n", "t.csv:2:"},
+		{"error on line 4", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000\n\n1,0,8,x\n", "t.csv:4:7:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadTable(strings.NewReader(tc.in), "t.csv")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if !errors.Is(err, ErrTable) {
+				t.Errorf("error %v is not ErrTable", err)
+			}
+		})
+	}
+}
+
+func TestTableRoundTrip(t *testing.T) {
+	tab := synth(5, ranges(eager), []int64{1, 1000, 100000}, 4, 3, noise{Rel: 0.01})
+	path := filepath.Join(t.TempDir(), "prtt.csv")
+	if err := WriteTableFile(path, tab); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTableFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, tab) {
+		t.Errorf("round trip changed the table")
+	}
+	data, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(data, []byte(TableHeader+"\n")) {
+		t.Errorf("file starts %q, want the header", data[:min(len(data), 40)])
+	}
+	if _, err := ReadTableFile(filepath.Join(t.TempDir(), "missing.csv")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int64
+	}{
+		{"1", []int64{1}},
+		{"8,1, 4 ,4", []int64{1, 4, 8}},
+		{"1k,2K,1m", []int64{1024, 2048, 1 << 20}},
+		{"1k:4k:1k", []int64{1024, 2048, 3072, 4096}},
+		{"1:1000:*10", []int64{1, 10, 100, 1000}},
+		{"1:64:*4,12288,12289", []int64{1, 4, 16, 64, 12288, 12289}},
+		{"5:5:1", []int64{5}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseSizes(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{"", "0", "-1", "x", "1,,2", "4:1:1", "1:4", "1:4:*1", "1:4:0", "2g", "1:2000000000:1", "1025m"} {
+		t.Run("bad "+bad, func(t *testing.T) {
+			if _, err := ParseSizes(bad); !errors.Is(err, ErrSizes) {
+				t.Errorf("ParseSizes(%q) = %v, want ErrSizes", bad, err)
+			}
+		})
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		want Summary
+	}{
+		{"one", []float64{5}, Summary{Median: 5, Reps: 1}},
+		{"even", []float64{4, 1, 3, 2}, Summary{Median: 2.5, IQR: 1.5, MAD: 1, Reps: 4}},
+		{"outlier rejected", []float64{10, 11, 12, 13, 14, 15, 16, 17, 1000}, Summary{Median: 13.5, IQR: 3.5, MAD: 2, Reps: 9, Rejected: 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Summarize(tc.xs); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWritePlot(t *testing.T) {
+	pf, err := Fit(synth(6, ranges(eager, rendezvous), paperSizes, 8, 20, noise{Rel: 0.01}), FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"p.png", "p.svg"} {
+		path := filepath.Join(dir, name)
+		if err := pf.WritePlotFile(path); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "p.png" && !bytes.HasPrefix(data, []byte("\x89PNG\r\n")) || name == "p.svg" && !bytes.Contains(data, []byte("<svg")) {
+			t.Errorf("%s is not an image of its type (%d bytes)", name, len(data))
+		}
+	}
+	if err := pf.WritePlotFile(filepath.Join(dir, "p.unknown")); err == nil {
+		t.Error("no error for an unknown image format")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -1,0 +1,402 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gopsim/gopsim/bench"
+)
+
+// CalibrateOptions are the options of `gopsim calibrate`.
+type CalibrateOptions struct {
+	Backend string // "tcp" (the only one built)
+	// Listen makes this process the server side, on this address; Peer
+	// the measuring side, against a server there. With neither, both
+	// ends run on this host: the server in a child process.
+	Listen, Peer string
+	Wait         time.Duration // Listen: give up when no peer comes within this time; 0 waits
+	Config       bench.Config
+	Fit          bench.FitOptions
+	Output       string // parameter file; "" prints the JSON on stdout
+	Table        string // raw PRTT table; "" is Output less .json plus .prtt.csv, or prtt.csv
+	Plot         string // image of the fit; "" draws none
+	// ServerCommand starts the server of a loopback calibration; nil runs
+	// this executable as `calibrate --listen 127.0.0.1:0`.
+	ServerCommand []string
+}
+
+// CalibrateFitOptions are the options of `gopsim calibrate fit`.
+type CalibrateFitOptions struct {
+	Table  string // raw PRTT table to fit
+	Output string // parameter file; "" prints the JSON on stdout
+	Plot   string
+	Fit    bench.FitOptions
+}
+
+type sizeList struct{ sizes *[]int64 }
+
+func (l sizeList) String() string {
+	if l.sizes == nil || *l.sizes == nil {
+		return ""
+	}
+	var s []string
+	for _, x := range *l.sizes {
+		s = append(s, strconv.FormatInt(x, 10))
+	}
+	return strings.Join(s, ",")
+}
+
+func (l sizeList) Set(v string) error {
+	sizes, err := bench.ParseSizes(v)
+	if err != nil {
+		return err
+	}
+	*l.sizes = sizes
+	return nil
+}
+
+func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	c := &o.Config
+	fs.StringVar(&o.Backend, "backend", "tcp", "measurement `backend`: tcp")
+	fs.StringVar(&o.Listen, "listen", "", "be the server side on `addr` (host:port; port 0 picks one, printed on stdout) and serve one peer")
+	fs.StringVar(&o.Peer, "peer", "", "measure against the server at `addr` (host:port) that `gopsim calibrate --listen` runs")
+	fs.DurationVar(&o.Wait, "wait", 0, "with --listen, give up when no peer connects within this `duration` (0: wait forever)")
+	fs.Var(sizeList{&c.Sizes}, "sizes", "message sizes in `bytes`: comma-separated sizes (k = KiB, m = MiB) or ranges START:END:STEP and START:END:*FACTOR (default: 19 sizes from 1 to 128k, with 8192/8193, 12288/12289, 16384/16385, 65536/65537)")
+	fs.IntVar(&c.Reps, "reps", 200, "timed repetitions of each round per size")
+	fs.IntVar(&c.Warmup, "warmup", 20, "untimed repetitions of each round per size, first")
+	fs.IntVar(&c.N, "n", 8, "messages per round of PRTT(n,0,s) and PRTT(n,d,s), at least 2")
+	fs.Int64Var(delayNs, "delay", 0, "delay d of PRTT(n,d,s) in `ns`; 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
+	fs.BoolVar(&c.Sleep, "sleep", false, "sleep through the delay instead of spinning (Netgauge spins): for a small shared machine; o then includes wake-up costs")
+	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", 4, "at most this many size ranges (protocols); 1 turns change detection off")
+	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
+	fs.StringVar(&o.Table, "table", "", "raw PRTT table `file` (CSV n,d_ns,s_bytes,prtt_ns), always written; default: the -o name with .prtt.csv, or prtt.csv")
+	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate [--backend tcp] [--listen ADDR | --peer ADDR] [flags] [-o PARAMS.json]
+       gopsim calibrate fit TABLE.csv [-o PARAMS.json] [--plot FILE.png]
+
+Measures the LogGOPS parameters of a network with Netgauge's LogGP method:
+round trips PRTT(n,d,s) of n messages of s bytes, d ns apart, and one reply,
+per message size, give L, o, g, G and O; protocol changes (eager/rendezvous,
+packet sizes) split the sizes into ranges and give S. Run it with --listen on
+one host and with --peer on the other; with neither, both ends run on this
+host (the server in a child process). The raw table is always saved, and
+'gopsim calibrate fit' refits it without a network.
+
+The parameter file has the keys 'gopsim sim --params' reads (L_ns o_ns g_ns
+G_ns_per_byte O_ns_per_byte S_bytes, integers, from the smallest sizes), then
+"ranges" (every range's fitted values), "warnings" (numbers that make no
+physical sense, also printed on stderr), "fit" (medians, spreads, residuals,
+R², standard errors) and "source".
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func calibrateFitFlags(o *CalibrateFitOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("calibrate fit", flag.ContinueOnError)
+	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
+	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
+	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", 4, "at most this many size ranges (protocols); 1 turns change detection off")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate fit TABLE.csv [-o PARAMS.json] [--plot FILE.png]
+
+Fits LogGOPS parameters to a raw PRTT table (CSV n,d_ns,s_bytes,prtt_ns, as
+'gopsim calibrate' saves it), without a network. See 'gopsim help calibrate'.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseCalibrateArgs parses args with fs, allowing flags after the
+// positional arguments (gopsim calibrate fit TABLE.csv -o P.json).
+func parseCalibrateArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+			return nil, code, false
+		}
+		if fs.NArg() == 0 {
+			return pos, ExitOK, true
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func runCalibrate(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "fit" {
+		return runCalibrateFit(args[1:], stdout, stderr)
+	}
+	var o CalibrateOptions
+	var delayNs int64
+	fs := calibrateFlags(&o, &delayNs)
+	pos, code, ok := parseCalibrateArgs(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "gopsim calibrate: "+format+"\nRun 'gopsim help calibrate' for the flags.\n", a...)
+		return ExitUsage
+	}
+	given := setFlags(fs)
+	switch {
+	case len(pos) > 0:
+		return usageErr("unexpected argument %q", pos[0])
+	case o.Backend != "tcp":
+		return usageErr("--backend %q: this gopsim has the tcp backend only (mpi and ibverbs are planned, issue 7)", o.Backend)
+	case o.Listen != "" && o.Peer != "":
+		return usageErr("--listen and --peer exclude each other: one host listens, the other measures")
+	case o.Listen != "" && (o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"]):
+		return usageErr("--listen serves the peer that measures; -o, --table, --plot and the measurement flags belong on the peer's side")
+	case o.Wait != 0 && o.Listen == "":
+		return usageErr("--wait applies to --listen only")
+	case delayNs < 0:
+		return usageErr("--delay %d: want 0 (auto) or a positive number of ns", delayNs)
+	}
+	o.Config.Delay = time.Duration(delayNs)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := Calibrate(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "gopsim calibrate: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
+	var o CalibrateFitOptions
+	fs := calibrateFitFlags(&o)
+	pos, code, ok := parseCalibrateArgs(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "gopsim calibrate fit: one table file expected, got %d arguments\nRun 'gopsim help calibrate' for the flags.\n", len(pos))
+		return ExitUsage
+	}
+	o.Table = pos[0]
+	if err := CalibrateFit(o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "gopsim calibrate fit: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+// Calibrate runs `gopsim calibrate`: it serves (o.Listen), or measures
+// against a peer (o.Peer) or a server process on this host, saves the raw
+// table, fits it and writes the parameter file (and plot). Results go to
+// stdout, progress and warnings to stderr.
+func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer) error {
+	if o.Listen != "" {
+		return serveCalibration(ctx, o, stdout, stderr)
+	}
+	if o.Table == "" {
+		o.Table = "prtt.csv"
+		if o.Output != "" {
+			o.Table = strings.TrimSuffix(o.Output, ".json") + ".prtt.csv"
+		}
+	}
+	peer, done := o.Peer, func() error { return nil }
+	childCtx, killChild := context.WithCancel(ctx)
+	defer killChild()
+	if peer == "" {
+		addr, wait, err := startLoopbackServer(childCtx, o, stderr)
+		if err != nil {
+			return err
+		}
+		peer, done = addr, wait
+	}
+	p, err := bench.Dial(ctx, peer)
+	if err != nil {
+		killChild()
+		done()
+		return err
+	}
+	cfg := o.Config
+	if calibrateIsTerminal(stderr) {
+		cfg.Progress = func(i, n int, s int64) {
+			fmt.Fprintf(stderr, "\rcalibrate: %d/%d sizes measured (%d bytes)   ", i, n, s)
+			if i == n {
+				fmt.Fprintln(stderr)
+			}
+		}
+	}
+	start := time.Now()
+	tab, err := bench.Measure(ctx, p, cfg)
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if derr := done(); err == nil {
+		err = derr
+	}
+	if len(tab) > 0 {
+		// Keep what was measured, even when the measurement failed part way.
+		if werr := bench.WriteTableFile(o.Table, tab); werr != nil {
+			return errors.Join(err, werr)
+		}
+		fmt.Fprintf(stderr, "gopsim calibrate: raw table %s (%d rows, measured in %.1f s)\n", o.Table, len(tab), time.Since(start).Seconds())
+	}
+	if err != nil {
+		return err
+	}
+	where := o.Peer
+	if where == "" {
+		where = "loopback (both ends on this host, server in a child process)"
+	}
+	eff, _ := o.Config.WithDefaults() // Measure accepted it
+	d := eff.Delay.Nanoseconds()
+	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, DelayNs: &d, Sleep: eff.Sleep}
+	return fitAndWrite(tab, src, o.Fit, o.Output, o.Plot, stdout, stderr)
+}
+
+// CalibrateFit runs `gopsim calibrate fit`: it fits a saved raw table.
+func CalibrateFit(o CalibrateFitOptions, stdout, stderr io.Writer) error {
+	tab, err := bench.ReadTableFile(o.Table)
+	if err != nil {
+		return err
+	}
+	return fitAndWrite(tab, bench.Source{Table: o.Table}, o.Fit, o.Output, o.Plot, stdout, stderr)
+}
+
+func fitAndWrite(tab bench.Table, src bench.Source, opt bench.FitOptions, output, plot string, stdout, stderr io.Writer) error {
+	pf, err := bench.Fit(tab, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.Table, err)
+	}
+	sizes := pf.Source.Sizes
+	src.Rows, src.Sizes = pf.Source.Rows, sizes
+	pf.Source = src
+	for _, w := range pf.Warnings {
+		fmt.Fprintf(stderr, "gopsim calibrate: warning: %s\n", w)
+	}
+	if plot != "" {
+		if err := pf.WritePlotFile(plot); err != nil {
+			return err
+		}
+	}
+	if output == "" {
+		return pf.Write(stdout)
+	}
+	if err := pf.WriteFile(output); err != nil {
+		return err
+	}
+	summarize(stdout, pf, output, plot)
+	return nil
+}
+
+// summarize prints the parameters as text.
+func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
+	s := pf.Source
+	fmt.Fprintf(w, "table:      %s (%d rows, %d sizes from %d to %d bytes)\n", s.Table, s.Rows, len(s.Sizes), s.Sizes[0], s.Sizes[len(s.Sizes)-1])
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "range\tbytes\tL_ns\to_ns\tg_ns\tG_ns_per_byte\tO_ns_per_byte\tR²(gap)\t")
+	for i, r := range pf.Ranges {
+		r2 := "-"
+		if f := pf.Fit.Ranges[i]; f.R2Gap != nil {
+			r2 = strconv.FormatFloat(*f.R2Gap, 'f', 5, 64)
+		}
+		hi := strconv.FormatInt(r.MaxBytes, 10)
+		if r.MaxBytes == bench.MaxMessageBytes {
+			hi = "max"
+		}
+		fmt.Fprintf(tw, "%d\t%d..%s\t%.0f\t%.0f\t%.0f\t%.4f\t%.4f\t%s\t\n", i, r.MinBytes, hi, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte, r2)
+	}
+	tw.Flush()
+	for _, c := range pf.Fit.Changes {
+		kind := "change of slope"
+		if c.Jump {
+			kind = "jump"
+		}
+		fmt.Fprintf(w, "change:     %s between %d and %d bytes (half round trip %+.0f ns, gap %+.0f ns)\n", kind, c.AfterBytes, c.BeforeBytes, c.HalfRTTJump, c.GapJump)
+	}
+	if pf.EagerLimit != nil {
+		fmt.Fprintf(w, "S:          %d bytes (the first jump)\n", *pf.EagerLimit)
+	} else {
+		fmt.Fprintln(w, "S:          none detected (S_bytes left out: sim keeps its own)")
+	}
+	fmt.Fprintf(w, "sim keys:   L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte (integers, range 0)\n",
+		pf.L, pf.Overhead, pf.Gap, pf.GapPerByte, pf.OverheadPerByte)
+	fmt.Fprintf(w, "warnings:   %d\n", len(pf.Warnings))
+	fmt.Fprintf(w, "parameters: %s\n", output)
+	if plot != "" {
+		fmt.Fprintf(w, "plot:       %s\n", plot)
+	}
+}
+
+// serveCalibration is the --listen side: it announces its address on
+// stdout, serves one peer and reports on stderr.
+func serveCalibration(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	fmt.Fprintf(stdout, "%s%s\n", bench.ListenBanner, ln.Addr())
+	if o.Wait > 0 {
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(o.Wait))
+	}
+	stopAccept := context.AfterFunc(ctx, func() { ln.Close() })
+	c, err := ln.Accept()
+	stopAccept()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("waiting for a peer on %v: %w", ln.Addr(), err)
+	}
+	ln.Close()
+	st, err := bench.Serve(ctx, c)
+	fmt.Fprintf(stderr, "gopsim calibrate: served %s: %d batches, %d rounds, %d messages\n", st.Peer, st.Batches, st.Rounds, st.Messages)
+	return err
+}
+
+// startLoopbackServer starts the server of a calibration on this host in
+// a child process: the prober spins or sleeps between messages, and a
+// server goroutine in the same process would be served late by Go's
+// scheduler (bench.StartServerProcess).
+func startLoopbackServer(ctx context.Context, o CalibrateOptions, stderr io.Writer) (string, func() error, error) {
+	argv := o.ServerCommand
+	if argv == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", nil, fmt.Errorf("starting the loopback server: %w", err)
+		}
+		argv = []string{exe, "calibrate", "--listen", "127.0.0.1:0", "--wait", "1m"}
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stderr = stderr
+	addr, wait, err := bench.StartServerProcess(cmd)
+	if err != nil {
+		return "", nil, err
+	}
+	return addr, wait, nil
+}
+
+// calibrateIsTerminal reports whether w is a terminal (progress is shown only
+// there).
+func calibrateIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
