@@ -39,6 +39,7 @@ func commands() []command {
 		{"convert", "convert a schedule between GOAL text and the binary form", runConvert},
 		{"calibrate", "measure L, o, g, G, O and S of a network (LogGP PRTT method), or fit a saved table", runCalibrate},
 		{"trace", "run an MPI program under the tracer: one trace file per rank", runTrace},
+		{"sweep", "simulate a parameter sweep in parallel, resumable, into a CSV; merge shards; plot", runSweep},
 		{"version", "print the version and the binary format versions read", runVersion},
 		{"help", "explain a command and its flags", nil},
 	}
@@ -101,6 +102,8 @@ func help(name string, stdout, stderr io.Writer) int {
 		fs.Usage()
 	case "trace":
 		traceUsage(stdout)
+	case "sweep":
+		sweepUsage(stdout)
 	case "calibrate":
 		var o CalibrateOptions
 		var d int64

@@ -1,0 +1,340 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gopsim/gopsim/sweep"
+)
+
+// SweepOptions are the options of `gopsim sweep SPEC`.
+type SweepOptions struct {
+	Spec    string
+	Output  string      // "" means the spec's output (with the shard's suffix)
+	Shard   sweep.Shard // the zero value is the whole sweep
+	Workers int         // 0: every core
+	Quiet   bool        // no progress line, no timing
+	Sort    bool
+	DryRun  bool
+}
+
+func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.StringVar(&o.Output, "o", "", "result CSV `file` (default: the spec's output; with --shard, NAME-shard-I-of-N.csv)")
+	fs.StringVar(shard, "shard", "", "run only shard `I/N`: the points whose id modulo N is I (0 <= I < N)")
+	fs.IntVar(&o.Workers, "workers", 0, "simulations at once (default: every core)")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress line and no timing on stderr")
+	fs.BoolVar(&o.Sort, "sort", false, "when done, rewrite the CSV in point order (byte-identical whatever the completion order)")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the points (the first 20) and the output file, simulate nothing")
+	fs.Usage = func() { sweepUsage(fs.Output()) }
+	return fs
+}
+
+func sweepMergeFlags(spec, out *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("sweep merge", flag.ContinueOnError)
+	fs.StringVar(spec, "spec", "", "the sweep's spec `file` (required): the points that must all be there")
+	fs.StringVar(out, "o", "", "merged CSV `file` (default: the spec's output)")
+	fs.Usage = func() { sweepUsage(fs.Output()) }
+	return fs
+}
+
+type whereFlags map[string]string
+
+func (w whereFlags) String() string { return "" }
+func (w whereFlags) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("expected COLUMN=VALUE, got %q", s)
+	}
+	w[k] = v
+	return nil
+}
+
+func sweepPlotFlags(o *sweep.PlotOptions, out *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("sweep plot", flag.ContinueOnError)
+	o.Where = map[string]string{}
+	fs.StringVar(&o.X, "x", "", "`column` on the x axis, a swept parameter such as L_ns (required)")
+	fs.StringVar(&o.Series, "series", "", "`column` with one line per value, e.g. S_bytes")
+	fs.StringVar(&o.Y, "y", "max_time_ns", "`column` on the y axis")
+	fs.Var(whereFlags(o.Where), "where", "keep rows with `COLUMN=VALUE` (repeatable); every other swept parameter must be fixed")
+	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
+	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
+	fs.StringVar(&o.Title, "title", "", "plot title (default: Y against X)")
+	fs.StringVar(out, "o", "", "image `file`: .png, .svg or .pdf (required)")
+	fs.Usage = func() { sweepUsage(fs.Output()) }
+	return fs
+}
+
+func sweepUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage:
+  gopsim sweep [flags] SPEC
+  gopsim sweep merge --spec SPEC [-o OUT.csv] SHARD.csv...
+  gopsim sweep plot --x COLUMN [--series COLUMN] [--y COLUMN] [--where COLUMN=VALUE]... -o FILE.png|.svg RESULTS.csv
+
+Simulates a schedule at every point of a parameter sweep, on every core, and
+appends one CSV row per point as it finishes: point (the point's id), the
+parameters compute_scale, L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte,
+S_bytes, then max_time_ns, max_rank, events. OUT.csv.meta.json echoes the spec,
+the input (with its SHA-256) and the base parameters. Rows depend only on their
+point; wall time goes to stderr only.
+
+SPEC (.toml or .json) names the input schedule and the output CSV (paths
+relative to the spec), base parameters (the keys of a sim --params file, or
+that file's name) and a grid and/or a list of points:
+
+  input = "allreduce_recdoub_8.goal"
+  output = "latency.csv"
+  [params]
+  L_ns = 2500
+  [grid]                                   # the cartesian product, last fastest
+  L_ns = { from = 250, to = 16000, factor = 2 }   # geometric
+  o_ns = { from = 500, to = 2500, step = 1000 }   # arithmetic
+  S_bytes = [4096, 65535]                  # a list
+  compute_scale = [0.5, 1, 2]              # every calc op's duration times this
+  [[points]]                               # listed points follow the grid's
+  L_ns = 100
+
+Run it again to resume: rows already in the CSV are checked against the spec
+and skipped, a torn final line from a crash is dropped. Killing it loses no
+row written. --shard I/N runs the points whose id modulo N is I, into
+NAME-shard-I-of-N.csv; merge joins the shards sorted by point, and fails if a
+point is missing or given twice (see examples/slurm/sweep.sbatch). Noise
+settings and extrapolation factors are not dimensions yet.
+
+Flags of gopsim sweep:
+`)
+	var o SweepOptions
+	var shard string
+	fs := sweepFlags(&o, &shard)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, "\nFlags of gopsim sweep merge:\n")
+	var a, b string
+	fs = sweepMergeFlags(&a, &b)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, "\nFlags of gopsim sweep plot:\n")
+	var po sweep.PlotOptions
+	fs = sweepPlotFlags(&po, &a)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// parseInterspersed parses flags anywhere among the arguments and returns
+// the others; after "--" every argument is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
+			return append(pos, rest...), ExitOK, true
+		}
+		if len(rest) == 0 {
+			return pos, ExitOK, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "merge":
+			return runSweepMerge(args[1:], stdout, stderr)
+		case "plot":
+			return runSweepPlot(args[1:], stdout, stderr)
+		}
+	}
+	var o SweepOptions
+	var shard string
+	fs := sweepFlags(&o, &shard)
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "gopsim sweep: one spec file expected, got %d arguments\nRun 'gopsim help sweep' for the flags.\n", len(pos))
+		return ExitUsage
+	}
+	o.Spec = pos[0]
+	if shard != "" {
+		var err error
+		if o.Shard, err = sweep.ParseShard(shard); err != nil {
+			fmt.Fprintf(stderr, "gopsim sweep: --shard: %v\n", err)
+			return ExitUsage
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	finished := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			stop() // a second interrupt kills at once
+			fmt.Fprintln(stderr, "\ngopsim sweep: interrupted: finishing the points running (interrupt again to abandon them)")
+		case <-finished:
+		}
+	}()
+	err := Sweep(ctx, o, stdout, stderr)
+	close(finished)
+	wg.Wait()
+	if err != nil {
+		fmt.Fprintf(stderr, "gopsim sweep: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Sweep runs the sweep o names. A summary line goes to stdout; the
+// progress line (when stderr is a terminal), warnings and timing go to
+// stderr.
+func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error {
+	spec, err := sweep.ReadSpec(o.Spec)
+	if err != nil {
+		return err
+	}
+	out := o.Output
+	if out == "" {
+		out = sweep.ShardOutput(spec.OutputPath(), o.Shard)
+	}
+	if o.DryRun {
+		return sweepDryRun(spec, o.Shard, out, stdout)
+	}
+	opt := sweep.Options{Output: out, Workers: o.Workers, Shard: o.Shard, Sort: o.Sort, Log: stderr, Tool: "gopsim " + versionString()}
+	if !o.Quiet && isTerminal(stderr) {
+		opt.Progress = stderr
+	}
+	sum, err := sweep.Run(ctx, spec, opt)
+	if err != nil {
+		return err
+	}
+	if !o.Quiet {
+		rate := float64(sum.Ran) / max(sum.Wall.Seconds(), 1e-9)
+		fmt.Fprintf(stderr, "gopsim sweep: %d points simulated in %v (%.1f points/s)\n", sum.Ran, sum.Wall.Round(time.Millisecond), rate)
+	}
+	fmt.Fprintf(stdout, "%s: %d points (%d new, %d already there); parameters in %s\n", sum.Output, sum.Already+sum.Ran, sum.Ran, sum.Already, sweep.MetaPath(sum.Output))
+	return nil
+}
+
+func sweepDryRun(spec *sweep.Spec, shard sweep.Shard, out string, w io.Writer) error {
+	fmt.Fprintf(w, "spec:    %s\ninput:   %s\nbase:    %s\n", spec.File, spec.InputPath(), spec.Params)
+	var dims []string
+	for _, a := range spec.Axes {
+		dims = append(dims, fmt.Sprintf("%s (%d)", a.Dim.Name, len(a.Values)))
+	}
+	fmt.Fprintf(w, "points:  %d: grid %d [%s], listed %d\n", spec.NumPoints(), spec.GridPoints(), strings.Join(dims, " x "), len(spec.List))
+	n := 0
+	for id := 0; id < spec.NumPoints(); id++ {
+		if shard.Has(id) {
+			n++
+		}
+	}
+	if shard.Count > 1 {
+		fmt.Fprintf(w, "shard:   %s: %d points\n", shard, n)
+	}
+	fmt.Fprintf(w, "output:  %s\n", out)
+	fmt.Fprintf(w, "%s\n", strings.Join(sweep.Header()[:1+len(sweep.Dims)], ","))
+	shown := 0
+	for id := 0; id < spec.NumPoints() && shown < 20; id++ {
+		if !shard.Has(id) {
+			continue
+		}
+		p := spec.Point(id)
+		fields := []string{fmt.Sprint(id)}
+		for _, d := range sweep.Dims {
+			fields = append(fields, d.Format(d.Get(&p)))
+		}
+		fmt.Fprintln(w, strings.Join(fields, ","))
+		shown++
+	}
+	if shown < n {
+		fmt.Fprintf(w, "... (%d more)\n", n-shown)
+	}
+	return nil
+}
+
+func runSweepMerge(args []string, stdout, stderr io.Writer) int {
+	var specPath, out string
+	fs := sweepMergeFlags(&specPath, &out)
+	inputs, code, ok := parseInterspersed(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if specPath == "" {
+		fmt.Fprintln(stderr, "gopsim sweep merge: --spec SPEC is required: it says which points must be there")
+		return ExitUsage
+	}
+	spec, err := sweep.ReadSpec(specPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "gopsim sweep merge: %v\n", err)
+		return ExitError
+	}
+	if out == "" {
+		out = spec.OutputPath()
+	}
+	if len(inputs) == 0 {
+		ext := filepath.Ext(out)
+		inputs, _ = filepath.Glob(strings.TrimSuffix(out, ext) + "-shard-*-of-*" + ext)
+		if len(inputs) == 0 {
+			fmt.Fprintf(stderr, "gopsim sweep merge: no shard files given and none named %s-shard-I-of-N%s\n", strings.TrimSuffix(out, ext), ext)
+			return ExitUsage
+		}
+	}
+	if err := sweep.Merge(spec, out, inputs, sweep.MergeOptions{Log: stderr, Tool: "gopsim " + versionString()}); err != nil {
+		fmt.Fprintf(stderr, "gopsim sweep merge: %v\n", err)
+		return ExitError
+	}
+	fmt.Fprintf(stdout, "%s: %d points from %d files, sorted by point; parameters in %s\n", out, spec.NumPoints(), len(inputs), sweep.MetaPath(out))
+	return ExitOK
+}
+
+func runSweepPlot(args []string, stdout, stderr io.Writer) int {
+	var o sweep.PlotOptions
+	var out string
+	fs := sweepPlotFlags(&o, &out)
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 || o.X == "" || out == "" {
+		fmt.Fprintln(stderr, "gopsim sweep plot: expected one result CSV, --x COLUMN and -o FILE.png|.svg|.pdf")
+		return ExitUsage
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".png", ".svg", ".pdf":
+	default:
+		fmt.Fprintf(stderr, "gopsim sweep plot: -o %s: the name must end in .png, .svg or .pdf\n", out)
+		return ExitUsage
+	}
+	if err := sweep.PlotFile(out, pos[0], o); err != nil {
+		fmt.Fprintf(stderr, "gopsim sweep plot: %v\n", err)
+		return ExitError
+	}
+	fmt.Fprintf(stdout, "%s: %s against %s from %s\n", out, o.Y, o.X, pos[0])
+	return ExitOK
+}

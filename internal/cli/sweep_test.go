@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sweepSpec = `input = "pp.goal"
+output = "pp.csv"
+[grid]
+L_ns = [100, 200, 300]
+o_ns = [0, 10]
+`
+
+func sweepDir(t *testing.T) (dir, spec string) {
+	t.Helper()
+	dir = t.TempDir()
+	writeFile(t, dir, "pp.goal", pingpong)
+	return dir, writeFile(t, dir, "spec.toml", sweepSpec)
+}
+
+func TestSweepCommand(t *testing.T) {
+	dir, spec := sweepDir(t)
+	out := filepath.Join(dir, "pp.csv")
+	code, stdout, stderr := run("sweep", "--quiet", spec, "--sort") // flags after the spec too
+	if code != ExitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if want := out + ": 6 points (6 new, 0 already there); parameters in " + out + ".meta.json\n"; stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,max_time_ns,max_rank,events
+0,1,100,0,1000,6,0,65535,6238,1,3
+1,1,100,10,1000,6,0,65535,6258,1,3
+2,1,200,0,1000,6,0,65535,6338,1,3
+3,1,200,10,1000,6,0,65535,6358,1,3
+4,1,300,0,1000,6,0,65535,6438,1,3
+5,1,300,10,1000,6,0,65535,6458,1,3
+`
+	if string(data) != want {
+		t.Errorf("CSV:\n%s\nwant:\n%s", data, want)
+	}
+	meta, err := os.ReadFile(out + ".meta.json")
+	if err != nil || !bytes.Contains(meta, []byte(`"tool": "gopsim `)) || !bytes.Contains(meta, []byte(`"input_sha256"`)) {
+		t.Errorf("meta %s: %v", meta, err)
+	}
+
+	// Again: nothing to do; timing on stderr, no progress line (not a terminal).
+	code, stdout, stderr = run("sweep", spec)
+	if code != ExitOK || !strings.Contains(stdout, "6 points (0 new, 6 already there)") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "gopsim sweep: 0 points simulated in") || strings.Contains(stderr, "\r") {
+		t.Errorf("stderr %q", stderr)
+	}
+
+	code, stdout, _ = run("sweep", "--dry-run", "--shard", "1/2", spec)
+	for _, w := range []string{"points:  6: grid 6 [L_ns (3) x o_ns (2)], listed 0", "shard:   1/2: 3 points", "output:  " + filepath.Join(dir, "pp-shard-1-of-2.csv"),
+		"point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes\n1,1,100,10,1000,6,0,65535\n3,1,200,10,"} {
+		if code != ExitOK || !strings.Contains(stdout, w) {
+			t.Errorf("dry run: exit %d, output lacks %q:\n%s", code, w, stdout)
+		}
+	}
+
+	code, stdout, stderr = run("sweep", "plot", out, "--x", "L_ns", "--series", "o_ns", "-o", filepath.Join(dir, "p.svg"))
+	if code != ExitOK || !strings.Contains(stdout, "p.svg: max_time_ns against L_ns") {
+		t.Errorf("plot: exit %d, %s %s", code, stdout, stderr)
+	}
+	if svg, err := os.ReadFile(filepath.Join(dir, "p.svg")); err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("plot: %v", err)
+	}
+}
+
+func TestSweepShardsCommand(t *testing.T) {
+	dir, spec := sweepDir(t)
+	full := filepath.Join(dir, "full.csv")
+	if code, _, stderr := run("sweep", "--quiet", "--sort", "-o", full, spec); code != ExitOK {
+		t.Fatal(stderr)
+	}
+	for _, sh := range []string{"0/2", "1/2"} {
+		if code, _, stderr := run("sweep", "--quiet", "--workers", "1", "--shard", sh, spec); code != ExitOK {
+			t.Fatal(stderr)
+		}
+	}
+	shard0 := filepath.Join(dir, "pp-shard-0-of-2.csv")
+	code, _, stderr := run("sweep", "merge", "--spec", spec, "-o", filepath.Join(dir, "m.csv"), shard0)
+	if code != ExitError || !strings.Contains(stderr, "3 of 6 points have no row: 1, 3, 5") {
+		t.Errorf("merge of one shard: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := run("sweep", "merge", "--spec", spec) // the shards found by name
+	out := filepath.Join(dir, "pp.csv")
+	if code != ExitOK || stdout != out+": 6 points from 2 files, sorted by point; parameters in "+out+".meta.json\n" {
+		t.Fatalf("merge: exit %d, %q, %s", code, stdout, stderr)
+	}
+	a, _ := os.ReadFile(full)
+	b, _ := os.ReadFile(out)
+	if !bytes.Equal(a, b) || len(a) == 0 {
+		t.Errorf("merged:\n%s\nwhole sweep:\n%s", b, a)
+	}
+	code, _, stderr = run("sweep", "merge", "--spec", spec, shard0, shard0, filepath.Join(dir, "pp-shard-1-of-2.csv"))
+	if code != ExitError || !strings.Contains(stderr, "point given twice") {
+		t.Errorf("duplicate shard: exit %d, %s", code, stderr)
+	}
+}
+
+func TestSweepCommandErrors(t *testing.T) {
+	dir, spec := sweepDir(t)
+	bad := writeFile(t, dir, "bad.toml", "input = \"pp.goal\"\n[grid]\nL_ns = [1, -2]\n")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no spec", []string{"sweep"}, ExitUsage, "one spec file expected"},
+		{"two specs", []string{"sweep", spec, spec}, ExitUsage, "one spec file expected"},
+		{"shard out of range", []string{"sweep", "--shard", "2/2", spec}, ExitUsage, "0 <= I < N"},
+		{"shard syntax", []string{"sweep", "--shard", "1-2", spec}, ExitUsage, "expected I/N"},
+		{"unknown flag", []string{"sweep", "--bogus", spec}, ExitUsage, "flag provided but not defined"},
+		{"bad spec", []string{"sweep", bad}, ExitError, bad + ":3:12: grid: L_ns: -2 outside"},
+		{"missing spec", []string{"sweep", filepath.Join(dir, "none.toml")}, ExitError, "none.toml"},
+		{"missing input", []string{"sweep", writeFile(t, dir, "noin.json", `{"input": "nope.goal", "points": [{}]}`)}, ExitError, "nope.goal"},
+		{"merge without spec", []string{"sweep", "merge", "a.csv"}, ExitUsage, "--spec SPEC is required"},
+		{"merge nothing found", []string{"sweep", "merge", "--spec", spec}, ExitUsage, "no shard files given"},
+		{"plot without -o", []string{"sweep", "plot", "--x", "L_ns", "r.csv"}, ExitUsage, "expected one result CSV"},
+		{"plot format", []string{"sweep", "plot", "--x", "L_ns", "-o", "p.gif", "r.csv"}, ExitUsage, "must end in .png, .svg or .pdf"},
+		{"plot where", []string{"sweep", "plot", "--where", "L_ns", "r.csv"}, ExitUsage, "expected COLUMN=VALUE"},
+		{"plot missing csv", []string{"sweep", "plot", "--x", "L_ns", "-o", filepath.Join(dir, "p.png"), filepath.Join(dir, "none.csv")}, ExitError, "none.csv"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d (want %d), stderr %q lacks %q", code, tc.code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestSweepHelp(t *testing.T) {
+	code, stdout, _ := run("help", "sweep")
+	for _, w := range []string{"gopsim sweep merge --spec SPEC", "gopsim sweep plot --x COLUMN", "-shard I/N", "-where COLUMN=VALUE", "not dimensions yet"} {
+		if code != ExitOK || !strings.Contains(stdout, w) {
+			t.Errorf("help sweep lacks %q:\n%s", w, stdout)
+		}
+	}
+	if _, stdout, _ := run("help"); !strings.Contains(stdout, "  sweep ") {
+		t.Errorf("usage lacks sweep:\n%s", stdout)
+	}
+	if code, stdout, _ := run("sweep", "-h"); code != ExitOK || !strings.Contains(stdout, "Usage:") {
+		t.Errorf("sweep -h: exit %d %s", code, stdout)
+	}
+}

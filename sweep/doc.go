@@ -1,0 +1,84 @@
+// Package sweep runs parameter sweeps: one schedule simulated at every
+// point of a grid or list of LogGOPS parameters and schedule
+// transformations, in parallel, into a CSV that can be resumed, sharded
+// across a cluster, merged and plotted.
+//
+// # The spec
+//
+// A spec (TOML or JSON, told apart by the extension) names the input
+// schedule and the output CSV, relative to the spec's directory, the base
+// parameters every point starts from, and the points: a grid (the
+// cartesian product of its dimensions) and/or a list.
+//
+//	input = "allreduce_recdoub_8.goal"  # GOAL text or binary
+//	output = "latency.csv"              # default: the spec's name with .csv
+//	[params]                            # a sim params file's keys, or params = "FILE.json"
+//	L_ns = 2500
+//	[grid]
+//	L_ns = { from = 250, to = 16000, factor = 2 }  # geometric: 250, 500, ..., 16000
+//	o_ns = { from = 500, to = 2500, step = 1000 }  # arithmetic: 500, 1500, 2500
+//	S_bytes = [4096, 65535]                        # a list
+//	[[points]]                                     # after the grid's points
+//	L_ns = 100
+//	compute_scale = 0.5
+//
+// The dimensions (Dims) are compute_scale (every calc op's duration times
+// the factor, rounded to the nearest ns, on a copy of the schedule),
+// L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte and S_bytes. Size ranges
+// in the base parameters stay as they are: a swept L_ns applies to the
+// message sizes outside them. Noise settings and extrapolation factors are
+// not dimensions yet (the engine does not take noise yet): Point and Dims
+// are laid out so that they become more fields and entries.
+//
+// Points are numbered from 0, the grid's first, as nested loops over its
+// dimensions in Dims order with the last innermost, then the listed ones.
+// The number is the point's id in the CSV, in shards and in resumes; a
+// spec whose grid changes renumbers its points, and a resume then finds
+// rows that disagree with the spec and stops.
+//
+// Every mistake in a spec's content is a *SpecError with its file, line and
+// column.
+//
+// # Running
+//
+//	spec, err := sweep.ReadSpec("latency.toml")
+//	if err != nil { ... }
+//	sum, err := sweep.Run(ctx, spec, sweep.Options{Sort: true})
+//
+// Run reads the schedule once and shares it between workers, each running
+// sim.Run on one point at a time. Each finished point appends one row
+// (here the first of examples/sweep_latency.toml):
+//
+//	point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,max_time_ns,max_rank,events
+//	0,1,250,500,1000,1,0,65535,122182,0,144
+//
+// Rows depend only on their point, never on timing (wall time is reported
+// apart, to the caller): the same spec gives the same set of rows, and
+// with Options.Sort (or after Merge) the same bytes. OUT.csv.meta.json
+// (MetaPath) echoes the spec, the input with its SHA-256, the base
+// parameters and the shard.
+//
+// # Resuming and crashes
+//
+// Running again skips the points already in the CSV, after checking that
+// each row's parameters are the spec's (ErrMismatch names the line
+// otherwise) and that the meta file agrees on the input and the base
+// parameters. Every row goes out in one write of the whole line to a file
+// opened with O_APPEND, fsynced every second and at the end, so a killed
+// run loses no row it wrote; a final line without its newline (a crash in
+// the middle of a write, or of the disk's) is dropped with a warning.
+//
+// # Shards
+//
+// Shard{Index: I, Count: N} runs the points whose id modulo N is I, so
+// that every shard gets a share of each grid dimension; its default
+// output is OUT-shard-I-of-N.csv. Merge joins shard files into OUT.csv
+// sorted by point and fails on a missing point (ErrIncomplete) or one
+// given twice (ErrDuplicate). examples/slurm/sweep.sbatch does this with
+// a Slurm job array.
+//
+// # Plots
+//
+// Plot draws a result column (max_time_ns by default) against a swept
+// parameter, one line per value of another, as PNG, SVG or PDF.
+package sweep

@@ -1,0 +1,152 @@
+package sweep
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// Meta is the sidecar OUT.csv.meta.json that echoes what produced a
+// result CSV: the spec, the input (with its SHA-256), the base parameters
+// with their size ranges, the grid and listed points, the shard.
+type Meta struct {
+	Tool        string      `json:"tool,omitempty"`
+	Spec        string      `json:"spec"`
+	Comment     string      `json:"comment,omitempty"`
+	Input       string      `json:"input"`
+	InputSHA256 string      `json:"input_sha256"`
+	InputFormat string      `json:"input_format"`
+	NumRanks    int         `json:"num_ranks"`
+	NumOps      int         `json:"num_ops"`
+	ParamsFile  string      `json:"params_file,omitempty"`
+	Params      sim.Params  `json:"base_params"`
+	Grid        []MetaAxis  `json:"grid,omitempty"`
+	Points      []MetaPoint `json:"points,omitempty"`
+	NumPoints   int         `json:"num_points"`
+	Shard       string      `json:"shard,omitempty"` // "I/N"
+	ShardPoints int         `json:"shard_points"`
+	Columns     []string    `json:"columns"`
+	MergedFrom  []string    `json:"merged_from,omitempty"`
+	Notes       []string    `json:"notes,omitempty"`
+}
+
+// MetaAxis is one grid dimension in Meta.
+type MetaAxis struct {
+	Dim    string    `json:"dim"`
+	Values []float64 `json:"values"`
+}
+
+// MetaPoint is one listed point in Meta: its id and every dimension.
+type MetaPoint struct {
+	ID     int                `json:"point"`
+	Values map[string]float64 `json:"values"`
+}
+
+// MetaPath is the sidecar's path for a result CSV.
+func MetaPath(csv string) string { return csv + ".meta.json" }
+
+// scheduleInfo is what Meta says about the input.
+type scheduleInfo struct {
+	path     string
+	sha256   string
+	format   goal.Format
+	numRanks int
+	numOps   int
+}
+
+// readSchedule reads the schedule at path and hashes its bytes on the way.
+func readSchedule(path string) (*goal.Schedule, scheduleInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, scheduleInfo{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	tee := io.TeeReader(f, h)
+	s, format, err := goal.Read(tee, path)
+	if err != nil {
+		return nil, scheduleInfo{}, err
+	}
+	if _, err := io.Copy(io.Discard, tee); err != nil {
+		return nil, scheduleInfo{}, err
+	}
+	return s, scheduleInfo{path, hex.EncodeToString(h.Sum(nil)), format, s.NumRanks, len(s.Ops)}, nil
+}
+
+func newMeta(spec *Spec, in scheduleInfo, sh Shard, tool string) *Meta {
+	m := &Meta{Tool: tool, Spec: spec.File, Comment: spec.Comment, Input: in.path, InputSHA256: in.sha256,
+		InputFormat: in.format.String(), NumRanks: in.numRanks, NumOps: in.numOps, ParamsFile: spec.ParamsFile,
+		Params: spec.Params, NumPoints: spec.NumPoints(), ShardPoints: sh.size(spec.NumPoints()), Columns: Header()}
+	if sh.Count > 1 {
+		m.Shard = sh.String()
+	}
+	for _, a := range spec.Axes {
+		m.Grid = append(m.Grid, MetaAxis{a.Dim.Name, a.Values})
+	}
+	for _, p := range spec.List {
+		mp := MetaPoint{ID: p.ID, Values: map[string]float64{}}
+		for _, d := range Dims {
+			mp.Values[d.Name] = d.get(&p)
+		}
+		m.Points = append(m.Points, mp)
+	}
+	if len(spec.Params.Ranges) > 0 {
+		m.Notes = append(m.Notes, "the base parameters have size ranges: swept L_ns, o_ns, g_ns, G_ns_per_byte and O_ns_per_byte apply to message sizes outside them")
+	}
+	return m
+}
+
+func (m *Meta) write(path string) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return goal.AtomicWrite(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
+}
+
+// readMeta reads a sidecar; a missing one is nil without error.
+func readMeta(path string) (*Meta, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
+
+// agrees reports how the results described by old cannot be continued
+// under m: another input, other base parameters, another shard.
+func (m *Meta) agrees(old *Meta, path string) error {
+	switch {
+	case old.InputSHA256 != m.InputSHA256:
+		return fmt.Errorf("%s: %w: the results were made from input %s (sha256 %.12s), the spec's input %s has sha256 %.12s", path, ErrMismatch, old.Input, old.InputSHA256, m.Input, m.InputSHA256)
+	case !paramsEqual(old.Params, m.Params):
+		return fmt.Errorf("%s: %w: the results were made with base parameters %v, the spec gives %v", path, ErrMismatch, old.Params, m.Params)
+	case old.Shard != m.Shard:
+		return fmt.Errorf("%s: %w: the results are shard %q, this run is shard %q", path, ErrMismatch, old.Shard, m.Shard)
+	}
+	return nil
+}
+
+func paramsEqual(a, b sim.Params) bool {
+	return a.L == b.L && a.Overhead == b.Overhead && a.Gap == b.Gap && a.GapPerByte == b.GapPerByte &&
+		a.OverheadPerByte == b.OverheadPerByte && a.EagerLimit == b.EagerLimit && slices.Equal(a.Ranges, b.Ranges)
+}

@@ -1,0 +1,243 @@
+package sweep
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gopsim/gopsim/goal"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PlotOptions configure Plot.
+type PlotOptions struct {
+	X      string // column on the x axis (required)
+	Series string // column whose values make one line each; "" for one line
+	Y      string // column on the y axis; "" means max_time_ns
+	// Where keeps the rows whose column has the value, e.g. "S_bytes" →
+	// "65535", as written in the CSV.
+	Where      map[string]string
+	LogX, LogY bool
+	Title      string // "" means "Y against X"
+	// Format is the image format: "png", "svg" or "pdf"; "" means png.
+	Format string
+}
+
+// Plot draws a column of a result CSV against one swept parameter, with a
+// line per value of a second one (Series). Every other parameter must
+// take one value among the rows plotted: fix it with Where, or the plot
+// would mix points, and that is an error naming the column.
+func Plot(w io.Writer, results io.Reader, name string, opt PlotOptions) error {
+	if opt.Y == "" {
+		opt.Y = "max_time_ns"
+	}
+	if opt.Format == "" {
+		opt.Format = "png"
+	}
+	switch opt.Format {
+	case "png", "svg", "pdf":
+	default:
+		return fmt.Errorf("sweep: plot: format %q: expected png, svg or pdf", opt.Format)
+	}
+	r := csv.NewReader(results)
+	r.ReuseRecord = false
+	recs, err := r.ReadAll()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("%s: empty file", name)
+	}
+	header := recs[0]
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	need := func(c, what string) (int, error) {
+		i, ok := col[c]
+		if !ok {
+			return 0, fmt.Errorf("%s: no column %q for %s (columns: %s)", name, c, what, strings.Join(header, ", "))
+		}
+		return i, nil
+	}
+	xi, err := need(opt.X, "x")
+	if err != nil {
+		return err
+	}
+	yi, err := need(opt.Y, "y")
+	if err != nil {
+		return err
+	}
+	si := -1
+	if opt.Series != "" {
+		if si, err = need(opt.Series, "the series"); err != nil {
+			return err
+		}
+	}
+	wheres := map[int]string{}
+	for c, v := range opt.Where {
+		i, err := need(c, "a filter")
+		if err != nil {
+			return err
+		}
+		wheres[i] = v
+	}
+	var rows [][]string
+	for k, rec := range recs[1:] {
+		if len(rec) != len(header) {
+			return fmt.Errorf("%s:%d: %d fields, the header has %d", name, k+2, len(rec), len(header))
+		}
+		keep := true
+		for i, v := range wheres {
+			keep = keep && rec[i] == v
+		}
+		if keep {
+			rows = append(rows, rec)
+		}
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("%s: no rows to plot", name)
+	}
+	// Every other parameter must be fixed.
+	skip := map[string]bool{"point": true, opt.X: true, opt.Y: true, opt.Series: true}
+	for _, c := range ResultColumns {
+		skip[c] = true
+	}
+	for i, h := range header {
+		if skip[h] {
+			continue
+		}
+		vals := map[string]bool{}
+		for _, rec := range rows {
+			vals[rec[i]] = true
+		}
+		if len(vals) > 1 {
+			list := make([]string, 0, len(vals))
+			for v := range vals {
+				list = append(list, v)
+			}
+			sortNumeric(list)
+			return fmt.Errorf("%s: %s takes %d values among the rows (%s): fix it with --where %s=VALUE, or make it the series",
+				name, h, len(vals), strings.Join(list[:min(len(list), 8)], ", "), h)
+		}
+	}
+	type xy struct{ x, y float64 }
+	series := map[string][]xy{}
+	var keys []string
+	for k, rec := range rows {
+		x, err1 := strconv.ParseFloat(rec[xi], 64)
+		y, err2 := strconv.ParseFloat(rec[yi], 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("%s: row %d: %w", name, k+1, err)
+		}
+		if (opt.LogX && x <= 0) || (opt.LogY && y <= 0) {
+			continue // not on a log axis
+		}
+		s := ""
+		if si >= 0 {
+			s = rec[si]
+		}
+		if _, ok := series[s]; !ok {
+			keys = append(keys, s)
+		}
+		series[s] = append(series[s], xy{x, y})
+	}
+	sortNumeric(keys)
+
+	plt := plot.New()
+	plt.Title.Text = opt.Title
+	if plt.Title.Text == "" {
+		plt.Title.Text = opt.Y + " against " + opt.X
+		if opt.Series != "" {
+			plt.Title.Text += " by " + opt.Series
+		}
+	}
+	plt.X.Label.Text, plt.Y.Label.Text = opt.X, opt.Y
+	if opt.LogX {
+		plt.X.Scale, plt.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	if opt.LogY {
+		plt.Y.Scale, plt.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	plt.Legend.Top, plt.Legend.Left = true, true
+	plt.Add(plotter.NewGrid())
+	for i, k := range keys {
+		pts := series[k]
+		slices.SortStableFunc(pts, func(a, b xy) int {
+			switch {
+			case a.x < b.x:
+				return -1
+			case a.x > b.x:
+				return 1
+			}
+			return 0
+		})
+		xys := make(plotter.XYs, len(pts))
+		for j, p := range pts {
+			xys[j] = plotter.XY{X: p.x, Y: p.y}
+		}
+		line, sc, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return fmt.Errorf("sweep: plot: %w", err)
+		}
+		line.Color = plotutil.Color(i)
+		line.Width = vg.Points(1.2)
+		sc.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(i), Radius: vg.Points(2.5), Shape: plotutil.Shape(i)}
+		plt.Add(line, sc)
+		if opt.Series != "" {
+			plt.Legend.Add(opt.Series+"="+k, line, sc)
+		}
+	}
+	wt, err := plt.WriterTo(8*vg.Inch, 5*vg.Inch, opt.Format)
+	if err != nil {
+		return fmt.Errorf("sweep: plot: %w", err)
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+// PlotFile is Plot from the CSV at results to the image file out, in the
+// format its extension names (.png, .svg, .pdf), written atomically.
+func PlotFile(out, results string, opt PlotOptions) error {
+	if opt.Format == "" {
+		opt.Format = strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
+	}
+	f, err := os.Open(results)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return goal.AtomicWrite(out, func(w io.Writer) error { return Plot(w, f, results, opt) })
+}
+
+// sortNumeric sorts numbers written as text by value (text that is not a
+// number goes last, in byte order).
+func sortNumeric(s []string) {
+	slices.SortFunc(s, func(a, b string) int {
+		x, ex := strconv.ParseFloat(a, 64)
+		y, ey := strconv.ParseFloat(b, 64)
+		switch {
+		case ex == nil && ey == nil && x != y:
+			if x < y || math.IsNaN(y) {
+				return -1
+			}
+			return 1
+		case ex == nil && ey != nil:
+			return -1
+		case ex != nil && ey == nil:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+}

@@ -1,0 +1,525 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// Shard is one of Count disjoint slices of a sweep: the points whose id
+// modulo Count is Index (0 <= Index < Count). Striding rather than
+// contiguous blocks spreads every grid dimension, and so the slow points,
+// over all shards. The zero value is the whole sweep.
+type Shard struct{ Index, Count int }
+
+// ParseShard reads "I/N" with 0 <= I < N, as $SLURM_ARRAY_TASK_ID/
+// $SLURM_ARRAY_TASK_COUNT give it for a job array --array=0-(N-1).
+func ParseShard(s string) (Shard, error) {
+	i, n, ok := strings.Cut(s, "/")
+	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
+	cnt, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("sweep: shard %q: expected I/N, e.g. 0/4", s)
+	}
+	sh := Shard{idx, cnt}
+	return sh, sh.valid()
+}
+
+func (sh Shard) valid() error {
+	if sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+		return fmt.Errorf("sweep: shard %d/%d: expected I/N with N >= 1 and 0 <= I < N (shards count from 0, as in --array=0-%d)", sh.Index, sh.Count, max(sh.Count-1, 0))
+	}
+	return nil
+}
+
+func (sh Shard) norm() Shard {
+	if sh.Count == 0 {
+		return Shard{0, 1}
+	}
+	return sh
+}
+
+func (sh Shard) String() string { sh = sh.norm(); return fmt.Sprintf("%d/%d", sh.Index, sh.Count) }
+
+// Has reports whether point id belongs to the shard.
+func (sh Shard) Has(id int) bool { sh = sh.norm(); return id%sh.Count == sh.Index }
+
+// size is the number of points of the shard among n.
+func (sh Shard) size(n int) int {
+	sh = sh.norm()
+	if sh.Index >= n {
+		return 0
+	}
+	return (n-sh.Index-1)/sh.Count + 1
+}
+
+// ShardOutput is the default result file of a shard: out with
+// "-shard-I-of-N" before its extension; out itself for the whole sweep.
+func ShardOutput(out string, sh Shard) string {
+	sh = sh.norm()
+	if sh.Count == 1 {
+		return out
+	}
+	ext := filepath.Ext(out)
+	return fmt.Sprintf("%s-shard-%d-of-%d%s", strings.TrimSuffix(out, ext), sh.Index, sh.Count, ext)
+}
+
+// Options configure Run. The zero value runs the whole sweep on all cores
+// into the spec's output, silently.
+type Options struct {
+	// Output is the result CSV; "" means the spec's output, for a shard
+	// with ShardOutput's suffix.
+	Output  string
+	Workers int // simulations at once; 0 means GOMAXPROCS
+	Shard   Shard
+	// Sort rewrites the CSV in point order once every point is done, so
+	// that the file is byte-identical whatever order points finished in.
+	Sort bool
+	// Progress, when not nil, receives a progress line (rate and ETA)
+	// rewritten in place with \r: give it a terminal.
+	Progress io.Writer
+	// Log, when not nil, receives warnings: a torn final line dropped, a
+	// note on size ranges.
+	Log io.Writer
+	// SyncInterval is how often the CSV is fsynced while rows are
+	// appended; 0 means every second. It is always fsynced at the end.
+	SyncInterval time.Duration
+	// Tool names the program in the meta file, e.g. "gopsim 0.1.0".
+	Tool string
+}
+
+// Summary tells what Run did.
+type Summary struct {
+	Output  string
+	Points  int // points of the shard (all points without a shard)
+	Already int // rows that were in the CSV before the run
+	Ran     int // points simulated by this run
+	Wall    time.Duration
+}
+
+// testHookRan, when set by a test, is called after each simulation.
+var testHookRan func(id int)
+
+// Run simulates the points of spec (of opt.Shard) that the output CSV
+// does not hold yet, appending a row to it as each finishes, on
+// opt.Workers cores; the schedule is read once and shared.
+//
+// Resuming: rows already in the CSV are checked against the spec (point
+// id and every parameter; a mismatch is an error naming the line) and
+// skipped. Each row is appended with a single write of the whole line to
+// a file opened with O_APPEND, so killing the process at any moment loses
+// no row already written; a final line without its newline (a write cut
+// short by a crash) is dropped with a warning before appending. The meta
+// file (MetaPath) must agree on the input's SHA-256, the base parameters
+// and the shard.
+//
+// A point whose simulation fails stops the sweep with an error naming
+// it; the rows of the points finished meanwhile are kept.
+func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
+	start := time.Now()
+	sh := opt.Shard.norm()
+	if err := sh.valid(); err != nil {
+		return Summary{}, err
+	}
+	out := opt.Output
+	if out == "" {
+		out = ShardOutput(spec.OutputPath(), sh)
+	}
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	sum := Summary{Output: out, Points: sh.size(spec.NumPoints())}
+
+	sched, info, err := readSchedule(spec.InputPath())
+	if err != nil {
+		return sum, err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
+		return sum, err
+	}
+	rf, err := readResults(out, spec)
+	if err != nil {
+		return sum, err
+	}
+	meta := newMeta(spec, info, sh, opt.Tool)
+	metaPath := MetaPath(out)
+	if len(rf.rows) > 0 {
+		old, err := readMeta(metaPath)
+		if err != nil {
+			return sum, err
+		}
+		if old != nil {
+			if err := meta.agrees(old, metaPath); err != nil {
+				return sum, err
+			}
+		}
+	}
+	done := newBitset(spec.NumPoints())
+	where := map[int]record{}
+	for _, r := range rf.rows {
+		if !sh.Has(r.id) {
+			return sum, fmt.Errorf("%s: %w: point %d belongs to shard %d/%d, not %s", r.where(), ErrMismatch, r.id, r.id%sh.Count, sh.Count, sh)
+		}
+		if done.has(r.id) {
+			return sum, fmt.Errorf("%s: %w: point %d is also at line %d", r.where(), ErrDuplicate, r.id, where[r.id].num)
+		}
+		done.set(r.id)
+		where[r.id] = r
+	}
+	where = nil
+	sum.Already = len(rf.rows)
+	for _, n := range meta.Notes {
+		fmt.Fprintf(logw, "sweep: note: %s\n", n)
+	}
+	f, err := openResults(out, rf, logw)
+	if err != nil {
+		return sum, err
+	}
+	if err := meta.write(metaPath); err != nil {
+		f.Close()
+		return sum, err
+	}
+
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, sum.Points-sum.Already))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan Row, workers)
+	var (
+		next     atomic.Int64
+		errOnce  sync.Once
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err })
+		cancel()
+	}
+	cache := newSchedCache(sched, workers+1)
+	n := spec.NumPoints()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				id := sh.Index + int(next.Add(1)-1)*sh.Count
+				if id >= n {
+					return
+				}
+				if done.has(id) {
+					continue
+				}
+				p := spec.Point(id)
+				row, err := simulate(cache, &p)
+				if err != nil {
+					fail(fmt.Errorf("point %d (%s): %w", id, Describe(&p), err))
+					return
+				}
+				if testHookRan != nil {
+					testHookRan(id)
+				}
+				results <- row
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	prog := progress{w: opt.Progress, total: sum.Points, before: sum.Already, done: sum.Already, start: time.Now()}
+	syncEvery := opt.SyncInterval
+	if syncEvery <= 0 {
+		syncEvery = time.Second
+	}
+	lastSync := time.Now()
+	var werr error
+	for row := range results {
+		if werr != nil {
+			continue // drain the workers
+		}
+		if _, werr = f.Write(row.line()); werr != nil {
+			werr = fmt.Errorf("%s: %w", out, werr)
+			fail(werr)
+			continue
+		}
+		sum.Ran++
+		prog.done++
+		now := time.Now()
+		if now.Sub(lastSync) >= syncEvery {
+			if werr = f.Sync(); werr != nil {
+				fail(werr)
+			}
+			lastSync = now
+		}
+		prog.update(now, false)
+	}
+	prog.update(time.Now(), true)
+	if err := f.Sync(); err != nil && werr == nil {
+		werr = err
+	}
+	if err := f.Close(); err != nil && werr == nil {
+		werr = err
+	}
+	sum.Wall = time.Since(start)
+	switch {
+	case firstErr != nil:
+		return sum, firstErr
+	case werr != nil:
+		return sum, werr
+	case ctx.Err() != nil:
+		return sum, fmt.Errorf("interrupted after %d of %d points (run again to resume): %w", sum.Already+sum.Ran, sum.Points, context.Cause(ctx))
+	}
+	if opt.Sort {
+		if err := SortResults(out, spec); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// Describe formats a point's dimensions as name=value pairs.
+func Describe(p *Point) string {
+	var b strings.Builder
+	for i, d := range Dims {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(d.Name + "=" + d.Format(d.get(p)))
+	}
+	return b.String()
+}
+
+// openResults opens the CSV for appending: a torn final line is cut away
+// first, and a new or empty file gets the header.
+func openResults(path string, rf *resultFile, logw io.Writer) (*os.File, error) {
+	if len(rf.torn) > 0 {
+		line := 1
+		if rf.size > 0 {
+			line = len(rf.rows) + 2
+		}
+		fmt.Fprintf(logw, "sweep: warning: %s:%d: dropping a torn final line (%d bytes without a newline: a write was cut short)\n", path, line, len(rf.torn))
+		if err := os.Truncate(path, rf.size); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	if rf.size == 0 {
+		if _, err := f.Write([]byte(headerLine())); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		syncDir(path)
+	}
+	return f, nil
+}
+
+// simulate runs one point.
+func simulate(c *schedCache, p *Point) (Row, error) {
+	s, err := c.get(schedKey{computeScale: p.ComputeScale})
+	if err != nil {
+		return Row{}, err
+	}
+	res, err := sim.Run(s, sim.Options{Params: p.Params})
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Point: *p, MaxTime: res.MaxTime, MaxRank: res.MaxRank, Events: res.Events}, nil
+}
+
+// schedKey names a transformation of the schedule; points with equal keys
+// share one transformed copy.
+type schedKey struct {
+	computeScale float64
+}
+
+// schedCache holds the transformed schedules in use, at most cap of them
+// (the least recently used goes first; a worker still using it keeps it).
+type schedCache struct {
+	base    *goal.Schedule
+	cap     int
+	mu      sync.Mutex
+	entries map[schedKey]*schedEntry
+	order   []schedKey // least recently used first
+}
+
+type schedEntry struct {
+	once sync.Once
+	s    *goal.Schedule
+	err  error
+}
+
+func newSchedCache(base *goal.Schedule, cap int) *schedCache {
+	return &schedCache{base: base, cap: cap, entries: map[schedKey]*schedEntry{}}
+}
+
+func (c *schedCache) get(k schedKey) (*goal.Schedule, error) {
+	if k.computeScale == 1 {
+		return c.base, nil
+	}
+	c.mu.Lock()
+	e := c.entries[k]
+	if e == nil {
+		e = &schedEntry{}
+		c.entries[k] = e
+	} else {
+		c.order = slices.DeleteFunc(c.order, func(o schedKey) bool { return o == k })
+	}
+	c.order = append(c.order, k)
+	for len(c.order) > c.cap {
+		delete(c.entries, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.s, e.err = ScaleCompute(c.base, k.computeScale) })
+	return e.s, e.err
+}
+
+// ScaleCompute returns a copy of s whose calc ops take f times as long,
+// rounded to the nearest ns (halves away from zero); the copy shares
+// everything but the ops with s.
+func ScaleCompute(s *goal.Schedule, f float64) (*goal.Schedule, error) {
+	if !(f >= 0) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("sweep: compute_scale %v is not a factor", f)
+	}
+	c := *s
+	c.Ops = slices.Clone(s.Ops)
+	for i := range c.Ops {
+		op := &c.Ops[i]
+		if op.Kind != goal.Calc {
+			continue
+		}
+		v := math.Round(float64(op.Size) * f)
+		if v >= math.MaxInt64 {
+			return nil, fmt.Errorf("sweep: compute_scale %v: a calc op of %d ns would take %.0f ns", f, op.Size, v)
+		}
+		op.Size = uint64(v)
+	}
+	return &c, nil
+}
+
+// progress draws "sweep: 120/400 points (30.0%), 45.2 points/s, ETA 6s".
+type progress struct {
+	w                   io.Writer
+	total, before, done int
+	start, last         time.Time
+}
+
+func (p *progress) update(now time.Time, final bool) {
+	if p.w == nil || (!final && now.Sub(p.last) < 250*time.Millisecond) {
+		return
+	}
+	p.last = now
+	ran := p.done - p.before
+	rate := float64(ran) / max(now.Sub(p.start).Seconds(), 1e-9)
+	eta := "-"
+	if ran > 0 && p.done < p.total {
+		eta = time.Duration(float64(p.total-p.done) / rate * 1e9).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "\rsweep: %d/%d points (%.1f%%), %.1f points/s, ETA %s\x1b[K", p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate, eta)
+	if final {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// SortResults rewrites a result CSV of spec in point order, through a
+// temporary file that is fsynced and renamed over it.
+func SortResults(path string, spec *Spec) error {
+	rf, err := readResults(path, spec)
+	if err != nil {
+		return err
+	}
+	if len(rf.torn) > 0 {
+		return fmt.Errorf("%s:%d: a torn final line: run the sweep again to repair it", path, len(rf.rows)+2)
+	}
+	slices.SortStableFunc(rf.rows, func(a, b record) int { return a.id - b.id })
+	for i := 1; i < len(rf.rows); i++ {
+		if rf.rows[i].id == rf.rows[i-1].id {
+			return fmt.Errorf("%s: %w: point %d at lines %d and %d", path, ErrDuplicate, rf.rows[i].id, rf.rows[i-1].num, rf.rows[i].num)
+		}
+	}
+	return writeRows(path, rf.rows)
+}
+
+// writeRows writes the header and rows to path durably: a temporary file
+// in the same directory, fsynced, renamed over path, the directory
+// fsynced.
+func writeRows(path string, rows []record) (err error) {
+	size := len(headerLine())
+	for _, r := range rows {
+		size += len(r.line)
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, headerLine()...)
+	for _, r := range rows {
+		buf = append(buf, r.line...)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if _, err = tmp.Write(buf); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(path)
+	return nil
+}
+
+// syncDir fsyncs the directory holding path, so that a new name in it
+// survives a crash; where directories cannot be synced it does nothing.
+func syncDir(path string) {
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// ErrDuplicate is wrapped by errors about a point that has two rows.
+var ErrDuplicate = errors.New("sweep: point given twice")
