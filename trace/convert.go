@@ -33,6 +33,39 @@ type ConvertOptions struct {
 	ReduceNsPerByte float64
 }
 
+// Source is a trace to convert, in any format: per rank a stream of
+// calls in the order the rank made them. A trace directory written by the
+// tracer (*Dir) is one; the importers of other formats are others.
+type Source interface {
+	NumRanks() int
+	// OpenRank opens the calls of rank r (0 <= r < NumRanks).
+	OpenRank(r int) (RankStream, error)
+}
+
+// RankStream is one rank's calls. Comm ids are those Source's calls use;
+// every call's communicator must be defined when Next returns it.
+type RankStream interface {
+	// Next fills c with the next call, or returns io.EOF after the last.
+	Next(c *Call) error
+	// Comm returns the communicator with id, or nil.
+	Comm(id int32) *Comm
+	// Name names the stream in errors (a file name).
+	Name() string
+	// Start is the time, in the calls' clock, where the rank's first
+	// computation begins (the tracer: just after MPI_Init returned).
+	Start() int64
+	Close() error
+}
+
+// OpenRank opens rank r's trace file: *Dir is a Source.
+func (d *Dir) OpenRank(r int) (RankStream, error) { return d.Open(r) }
+
+// Name is the file name the reader was opened with.
+func (r *Reader) Name() string { return r.name }
+
+// Start is the header's T0: tracing started just after MPI_Init returned.
+func (r *Reader) Start() int64 { return r.h.T0 }
+
 // ConvertStats describe a conversion.
 type ConvertStats struct {
 	Ranks       int
@@ -45,7 +78,7 @@ type ConvertStats struct {
 	Collectives int64
 }
 
-// Convert turns the trace in d into a GOAL schedule, one rank at a time in
+// Convert turns the trace d into a GOAL schedule, one rank at a time in
 // rank order, handing each block to write. Point-to-point calls become
 // sends and receives with their requests tracked through Wait and Test;
 // every collective on any communicator is expanded by package collective;
@@ -54,7 +87,7 @@ type ConvertStats struct {
 // Tags: a point-to-point message on communicator id c keeps its tag t as
 // c<<24 | t (world: t), so that communicators do not mix; the k-th
 // collective on communicator c uses tag 1<<31 | (c&0x7fff)<<16 | (k&0xffff).
-func Convert(d *Dir, opt ConvertOptions, write func(*goal.RankBlock) error) (*ConvertStats, error) {
+func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*ConvertStats, error) {
 	if opt.ComputeScale == 0 {
 		opt.ComputeScale = 1
 	}
@@ -80,7 +113,7 @@ func Convert(d *Dir, opt ConvertOptions, write func(*goal.RankBlock) error) (*Co
 	st := &ConvertStats{Ranks: d.NumRanks(), PerFunc: map[string]int64{}, Unsupported: map[string]int64{}}
 	cv := converter{opt: &opt, algs: algs, stats: st, world: d.NumRanks()}
 	for r := 0; r < d.NumRanks(); r++ {
-		rd, err := d.Open(r)
+		rd, err := d.OpenRank(r)
 		if err != nil {
 			return st, err
 		}
@@ -167,10 +200,10 @@ type rankState struct {
 	started bool
 }
 
-func (cv *converter) rank(rd *Reader, r int32) (*goal.RankBlock, error) {
+func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 	b := &cv.b
 	b.Reset(r)
-	s := rankState{reqs: map[uint64]*request{}, collSeq: map[int32]uint32{}, prevEnd: rd.Header().T0}
+	s := rankState{reqs: map[uint64]*request{}, collSeq: map[int32]uint32{}, prevEnd: rd.Start()}
 	var c Call
 	for {
 		err := rd.Next(&c)
@@ -191,7 +224,7 @@ func (cv *converter) rank(rd *Reader, r int32) (*goal.RankBlock, error) {
 			continue // a failed call moved no data
 		}
 		if err := cv.call(rd, r, &s, &c, name); err != nil {
-			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.name, r, name, c.Start, err)
+			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, err)
 		}
 	}
 	return b.Block(), nil
@@ -266,7 +299,7 @@ func peerOf(p int32) int32 {
 	return p
 }
 
-func (cv *converter) call(rd *Reader, r int32, s *rankState, c *Call, name string) error {
+func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name string) error {
 	b := &cv.b
 	switch c.Func.Class() {
 	case ClassInit:
@@ -396,7 +429,7 @@ func (cv *converter) call(rd *Reader, r int32, s *rankState, c *Call, name strin
 	return nil
 }
 
-func (cv *converter) collective(rd *Reader, r int32, s *rankState, c *Call, name string) error {
+func (cv *converter) collective(rd RankStream, r int32, s *rankState, c *Call, name string) error {
 	op, ok := collOps[name]
 	if !ok {
 		cv.stats.Unsupported[name]++
