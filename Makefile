@@ -23,7 +23,7 @@ run: build
 
 # Everything CI runs: formatting, vet, all tests with -race, a short
 # fuzzing pass per fuzz target.
-test: deps tracer fmt-check vet unit fuzz-short
+test: deps tracer otf2-deps fmt-check vet unit fuzz-short
 	@echo "make test: all checks passed"
 
 vet:
@@ -138,6 +138,30 @@ bin/tracer-bench: trace/pmpi/bench/bench.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -O2 -Wall -o $@ $<
 
+# ---- protobuf schemas (proto/) and their generated Go code ----
+
+# The generated code is checked in; `make proto` regenerates it after a
+# schema change. protoc comes from the distribution (protobuf-compiler),
+# protoc-gen-go at the version pinned here (the same as go.mod's
+# google.golang.org/protobuf), built into bin/.
+PROTOC               ?= protoc
+PROTOC_GEN_GO_VERSION := v1.36.12
+
+.PHONY: proto
+proto:
+	@if ! command -v $(PROTOC) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "proto: installing protobuf-compiler with apt-get"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler >/dev/null; \
+	  else \
+	    echo "proto: $(PROTOC) is missing (Debian: apt-get install protobuf-compiler)" >&2; exit 1; \
+	  fi; \
+	fi
+	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	$(PROTOC) --plugin=protoc-gen-go=$(CURDIR)/bin/protoc-gen-go -I proto \
+	  --go_out=. --go_opt=module=github.com/gopsim/gopsim proto/*.proto
+
 # ---- docs/accuracy.md: measured against simulated times ----
 
 # Runs the MPI examples and LAMMPS (examples/lammps) at 4 and 2 ranks
@@ -150,3 +174,22 @@ ACCURACY_FLAGS ?=
 .PHONY: accuracy
 accuracy: tracer
 	$(GO) run ./internal/accuracy $(ACCURACY_FLAGS)
+
+# ---- OTF2 traces: otf2-print (OTF2's reference printer) ----
+
+# gopsim reads OTF2 through otf2-print (trace/otf2.go). Installs Debian's
+# otf2-tools when it is missing, only as root with apt-get; otherwise says
+# what to install. The tests need it under CI=true.
+.PHONY: otf2-deps
+otf2-deps:
+	@if command -v otf2-print >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "otf2-deps: installing otf2-tools with apt-get"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq otf2-tools >/dev/null; \
+	else \
+	  echo "otf2-deps: otf2-print is missing and cannot be installed here (needs root and apt-get)." >&2; \
+	  echo "otf2-deps: install OTF2's tools (Debian: apt-get install otf2-tools; or Score-P's OTF2) and put otf2-print on PATH." >&2; \
+	  exit 1; \
+	fi
