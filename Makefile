@@ -88,6 +88,20 @@ mpi-deps:
 	  echo "mpi-deps: or name yours: make MPICC=... MPIF90=..." >&2; \
 	  exit 1; \
 	fi
+	@# MPICH beside Open MPI (mpicc.mpich, mpif90.mpich, mpirun.mpich) for
+	@# TestMPICH: the tracer must work with both. Open MPI stays the default
+	@# mpicc (Debian's alternatives rank it first).
+	@if command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "mpi-deps: installing mpich libmpich-dev with apt-get"; \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mpich libmpich-dev >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mpich libmpich-dev >/dev/null; }; } || \
+	  echo "mpi-deps: warning: installing MPICH failed; TestMPICH will skip (or fail under CI)" >&2; \
+	else \
+	  echo "mpi-deps: MPICH is missing: TestMPICH skips (Debian: apt-get install mpich libmpich-dev)" >&2; \
+	fi
 	@# LAMMPS (lmp, built with Open MPI) for trace/lammps_test.go: installed
 	@# when missing, as root with apt-get; without it those tests skip (fail
 	@# under CI), so a failed installation is a warning here.
