@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -13,10 +15,26 @@ import (
 	"github.com/gopsim/gopsim/trace"
 )
 
-// ConvertOptions are the options of `gopsim convert` for trace input.
+// ConvertOptions are the options of `gopsim convert`.
 type ConvertOptions struct {
 	Trace trace.ConvertOptions
+	// From is the input's format: "" (detected), "goal" (a schedule,
+	// text or binary), "gopsim" (a trace directory of gopsim trace),
+	// "liballprof", "tit" (SimGrid time-independent), "dumpi", "chakra"
+	// or "otf2".
+	From string
+	// TimeMult multiplies liballprof's µs into ns (0: 1000).
+	TimeMult float64
+	// HostSpeed turns TIT flops into time, in flop/s (0: 1e9).
+	HostSpeed float64
+	// MPI is the library a liballprof trace was taken with ("openmpi",
+	// "mpich"; "": detected).
+	MPI string
 }
+
+// convertFormats are the input formats, in the order they are tried when
+// detecting one (goal last: anything else is read as a schedule).
+var convertFormats = []string{"gopsim", "dumpi", "liballprof", "chakra", "otf2", "tit", "goal"}
 
 type collAlgoFlag map[collective.Op]string
 
@@ -50,29 +68,65 @@ func (f collAlgoFlag) Set(v string) error {
 	return nil
 }
 
+type fromFlag struct{ s *string }
+
+func (f fromFlag) String() string {
+	if f.s == nil {
+		return ""
+	}
+	return *f.s
+}
+
+func (f fromFlag) Set(v string) error {
+	for _, x := range convertFormats {
+		if v == x {
+			*f.s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: expected one of %s", v, strings.Join(convertFormats, ", "))
+}
+
 func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	algos := collAlgoFlag{}
 	o.Trace.CollAlgo = algos
+	fs.Var(fromFlag{&o.From}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
 	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (MPICH's choice)")
 	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
 	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
 	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
+	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
+	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time")
+	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim convert [flags] IN OUT
 
-Converts IN into a GOAL schedule OUT. IN is a schedule in LogGOPSim's GOAL
-text form or gopsim's binary form (detected from its content), or a trace
-directory written by gopsim trace (one rank-NNNNNN.gpt file per rank). OUT is
-written as text when its name ends in .goal and in the binary form otherwise,
-to a temporary file renamed only when complete: a failed conversion leaves no
-partial file.
+Converts IN into a GOAL schedule OUT. IN is one of (--from, or detected):
+
+  goal        a schedule in LogGOPSim's GOAL text form or gopsim's binary form
+  gopsim      a trace directory written by gopsim trace (rank-NNNNNN.gpt)
+  liballprof  a liballprof (LogGOPSim Schedgen) trace: the directory of its
+              rank files, or one of them (pmpi-trace-rank-0.txt)
+  tit         a SimGrid time-independent trace: a shared file of
+              "RANK ACTION ARGS" lines, or an index naming one file per rank
+  dumpi       a DUMPI trace: its .meta file, a .bin file, or their directory
+  chakra      a Chakra execution trace: the directory of its PREFIX.RANK.et
+              files, one of them, or the prefix
+  otf2        an OTF2 archive (Score-P): its .otf2 anchor file, read through
+              otf2-print (Debian's otf2-tools)
+
+OUT is written as text when its name ends in .goal and in the binary form
+otherwise, to a temporary file renamed only when complete: a failed
+conversion leaves no partial file.
 
 A trace becomes: sends and receives for point-to-point calls (requests
 followed through Wait and Test), every collective on any communicator
 expanded by the algorithm MPICH would choose (or --coll-algo), and a calc op
-for the time between MPI calls. MPI calls that cannot be modelled are an
-error that lists each function with its count, unless --unsupported=calc.
+for the time between MPI calls (for TIT, the flops of compute actions at
+--host-speed). MPI calls that cannot be modelled are an error that lists
+each function with its count, unless --unsupported=calc. docs/formats.md
+says what each format gives.
 
 Flags (trace input only):
 `)
@@ -104,11 +158,132 @@ func Convert(in, out string, log io.Writer) error {
 	return ConvertWith(in, out, ConvertOptions{}, log)
 }
 
-// ConvertWith is Convert with options; a directory IN is read as a trace.
-func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
-	if fi, err := os.Stat(in); err == nil && fi.IsDir() {
-		return convertTrace(in, out, o, log)
+// DetectFormat tells the format of a convert input (see
+// ConvertOptions.From): a trace directory or file of one of the trace
+// formats, else "goal".
+func DetectFormat(in string) (string, error) {
+	fi, err := os.Stat(in)
+	if err != nil {
+		if trace.IsChakra(in) { // a prefix of rank files
+			return "chakra", nil
+		}
+		return "", err
 	}
+	if fi.IsDir() {
+		if files, err := trace.RankFiles(in); err == nil && len(files) > 0 {
+			return "gopsim", nil
+		}
+		switch {
+		case trace.IsDumpi(in):
+			return "dumpi", nil
+		case trace.IsLiballprof(in):
+			return "liballprof", nil
+		case trace.IsChakra(in):
+			return "chakra", nil
+		case trace.IsOTF2(in):
+			return "otf2", nil
+		}
+		return "", fmt.Errorf("%s: a directory, but not a trace of a known format (%s): use --from", in, strings.Join(convertFormats[:len(convertFormats)-1], ", "))
+	}
+	if f, err := os.Open(in); err == nil {
+		head := make([]byte, len(trace.Magic))
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if bytes.Equal(head[:n], trace.Magic) {
+			return "gopsim", nil
+		}
+	}
+	switch {
+	case trace.IsDumpi(in):
+		return "dumpi", nil
+	case trace.IsLiballprof(in):
+		return "liballprof", nil
+	case trace.IsChakra(in):
+		return "chakra", nil
+	case trace.IsOTF2(in):
+		return "otf2", nil
+	case trace.IsTIT(in):
+		return "tit", nil
+	}
+	return "goal", nil
+}
+
+// ConvertWith is Convert with options: IN may be a trace of any of the
+// formats ConvertOptions.From names.
+func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
+	from := o.From
+	if from == "" {
+		var err error
+		if from, err = DetectFormat(in); err != nil {
+			return err
+		}
+	}
+	var src trace.Source
+	var err error
+	var warnings []string
+	switch from {
+	case "goal":
+		return convertSchedule(in, out, log)
+	case "gopsim":
+		dir := in
+		if fi, err := os.Stat(in); err == nil && !fi.IsDir() {
+			dir = filepath.Dir(in) // a rank file: its directory
+		}
+		src, err = trace.OpenDir(dir)
+	case "liballprof":
+		var l *trace.Liballprof
+		l, err = trace.OpenLiballprof(in, trace.LiballprofOptions{TimeMult: o.TimeMult, Unsupported: o.Trace.Unsupported, MPI: o.MPI})
+		if err == nil {
+			src, warnings = l, l.Warnings
+			fmt.Fprintf(log, "liballprof: %d rank files (%s ...), %s's constants, times in µs multiplied by %g\n", l.NumRanks(), l.Files[0], l.MPI, o.TimeMult)
+		}
+	case "tit":
+		var t *trace.TIT
+		t, err = trace.OpenTIT(in, trace.TITOptions{HostSpeed: o.HostSpeed})
+		if err == nil {
+			src = t
+			how := "one shared file"
+			if !t.Shared {
+				how = fmt.Sprintf("an index of %d files", len(t.Files))
+			}
+			speed := o.HostSpeed
+			if speed == 0 {
+				speed = trace.DefaultHostSpeed
+			}
+			fmt.Fprintf(log, "tit: %d ranks in %s, compute at %g flop/s\n", t.NumRanks(), how, speed)
+		}
+	case "dumpi":
+		var d *trace.Dumpi
+		d, err = trace.OpenDumpi(in, trace.DumpiOptions{Unsupported: o.Trace.Unsupported})
+		if err == nil {
+			src = d
+		}
+	case "chakra":
+		var c *trace.ChakraTrace
+		c, err = trace.OpenChakra(in, trace.ChakraOptions{Unsupported: o.Trace.Unsupported})
+		if err == nil {
+			src, warnings = c, c.Warnings
+		}
+	case "otf2":
+		var t *trace.OTF2Trace
+		t, err = trace.OpenOTF2(in, trace.OTF2Options{Unsupported: o.Trace.Unsupported})
+		if err == nil {
+			src, warnings = t, t.Warnings
+		}
+	default:
+		return fmt.Errorf("input format %q: expected one of %s", from, strings.Join(convertFormats, ", "))
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(log, "warning: %s\n", w)
+	}
+	return convertTrace(src, from, in, out, o, log)
+}
+
+// convertSchedule converts a GOAL schedule between its forms.
+func convertSchedule(in, out string, log io.Writer) error {
 	s, from, err := goal.ReadFile(in)
 	if err != nil {
 		return err
@@ -121,34 +296,35 @@ func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
 	return nil
 }
 
-func convertTrace(in, out string, o ConvertOptions, log io.Writer) error {
-	d, err := trace.OpenDir(in)
-	if err != nil {
-		return err
+func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, log io.Writer) error {
+	label := "trace"
+	if format != "gopsim" {
+		label = format + " trace"
 	}
 	var st *trace.ConvertStats
 	to := goal.FormatForPath(out)
-	err = goal.AtomicWrite(out, func(w io.Writer) error {
+	n := src.NumRanks()
+	err := goal.AtomicWrite(out, func(w io.Writer) error {
 		var write func(*goal.RankBlock) error
 		var closeW func() error
 		if to == goal.FormatText {
-			if _, err := fmt.Fprintf(w, "// gopsim convert %s (trace, %d ranks)\n", in, d.NumRanks()); err != nil {
+			if _, err := fmt.Fprintf(w, "// gopsim convert %s (%s, %d ranks)\n", in, label, n); err != nil {
 				return err
 			}
-			tw, err := goal.NewTextWriter(w, d.NumRanks())
+			tw, err := goal.NewTextWriter(w, n)
 			if err != nil {
 				return err
 			}
 			write, closeW = tw.WriteRank, tw.Close
 		} else {
-			bw, err := goal.NewWriter(w, goal.Header{NumRanks: d.NumRanks(), NumCPUs: 1, NumNICs: 1})
+			bw, err := goal.NewWriter(w, goal.Header{NumRanks: n, NumCPUs: 1, NumNICs: 1})
 			if err != nil {
 				return err
 			}
 			write, closeW = bw.WriteRank, bw.Close
 		}
 		var err error
-		st, err = trace.Convert(d, o.Trace, write)
+		st, err = trace.Convert(src, o.Trace, write)
 		if err != nil {
 			return err
 		}
@@ -160,7 +336,7 @@ func convertTrace(in, out string, o ConvertOptions, log io.Writer) error {
 			funcs = append(funcs, f)
 		}
 		sort.Strings(funcs)
-		fmt.Fprintf(log, "trace %s: %d ranks, %d MPI call records, %d collectives", in, st.Ranks, st.Calls, st.Collectives)
+		fmt.Fprintf(log, "%s %s: %d ranks, %d MPI call records, %d collectives", label, in, st.Ranks, st.Calls, st.Collectives)
 		for _, f := range funcs {
 			fmt.Fprintf(log, "\n  %-24s %d", f, st.PerFunc[f])
 		}
@@ -169,10 +345,19 @@ func convertTrace(in, out string, o ConvertOptions, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "converted %s (trace) to %s (%s): %d ranks, %d ops, %d calcs (%d ns of computation, scale %g)\n",
-		in, out, to, st.Ranks, st.Ops, st.Calcs, st.ComputeNs, o.Trace.ComputeScale)
-	if len(st.Unsupported) > 0 {
-		fmt.Fprintf(log, "unsupported calls counted as computation: %v\n", st.Unsupported)
+	fmt.Fprintf(log, "converted %s (%s) to %s (%s): %d ranks, %d ops, %d calcs (%d ns of computation, scale %g)\n",
+		in, label, out, to, st.Ranks, st.Ops, st.Calcs, st.ComputeNs, o.Trace.ComputeScale)
+	unsupported := map[string]int64{}
+	for k, v := range st.Unsupported {
+		unsupported[k] += v
+	}
+	if r, ok := src.(interface{ Unsupported() map[string]int64 }); ok {
+		for k, v := range r.Unsupported() {
+			unsupported[k] += v
+		}
+	}
+	if len(unsupported) > 0 {
+		fmt.Fprintf(log, "unsupported calls counted as computation: %v\n", unsupported)
 	}
 	return nil
 }

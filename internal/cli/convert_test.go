@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +89,98 @@ func TestConvertTraceErrors(t *testing.T) {
 		if code, _, _ := run("convert", "--coll-algo", bad, dir, out); code != ExitUsage {
 			t.Errorf("--coll-algo %s: exit %d, want %d", bad, code, ExitUsage)
 		}
+	}
+}
+
+// TestConvertImported converts a sample of each imported format, its
+// format detected or given, and simulates the result.
+func TestConvertImported(t *testing.T) {
+	td := "../../trace/testdata/"
+	tests := []struct {
+		name string
+		args []string
+		want string // in the log
+	}{
+		{"liballprof directory", []string{td + "liballprof/vladimir-4"}, "liballprof: 4 rank files"},
+		{"liballprof file", []string{td + "liballprof/sphot-4/htor-coll-rank-2.dat"}, "converted " + td + "liballprof/sphot-4/htor-coll-rank-2.dat (liballprof trace)"},
+		{"liballprof MPICH", []string{"--from", "liballprof", "--mpi", "mpich", td + "liballprof/bcast-4"}, "mpich's constants"},
+		{"tit shared", []string{td + "tit/simgrid-replay-examples/actions_barrier.txt"}, "tit: 3 ranks in one shared file, compute at 1e+09 flop/s"},
+		{"tit index", []string{"--from", "tit", td + "tit/simgrid-replay-examples/split_traces"}, "tit: 2 ranks in an index of 2 files"},
+		{"dumpi directory", []string{td + "dumpi/sstmacro-testbgp-7"}, "dumpi trace " + td + "dumpi/sstmacro-testbgp-7: 7 ranks"},
+		{"dumpi meta", []string{td + "dumpi/sstmacro-testtrace-4/testtrace.meta"}, "MPI_Allreduce"},
+		{"dumpi file", []string{td + "dumpi/sstmacro-testtrace-4/testtrace-0002.bin"}, "4 ranks"},
+		{"chakra directory", []string{td + "chakra/astrasim-allreduce-16npus-1MB"}, "chakra trace " + td + "chakra/astrasim-allreduce-16npus-1MB: 16 ranks"},
+		{"otf2 anchor", []string{"--unsupported=calc", td + "otf2/sstmacro-otf2-10/traces.otf2"}, "otf2 trace " + td + "otf2/sstmacro-otf2-10/traces.otf2: 10 ranks"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.name, "otf2") && !trace.OTF2PrintAvailable() {
+				t.Skip("otf2-print is not installed")
+			}
+			out := filepath.Join(t.TempDir(), "out.goal")
+			code, _, e := run(append(append([]string{"convert"}, tc.args...), out)...)
+			if code != ExitOK || !strings.Contains(e, tc.want) {
+				t.Fatalf("exit %d, want %q in:\n%s", code, tc.want, e)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil || !strings.HasPrefix(string(data), "// gopsim convert ") {
+				t.Fatalf("%v: %.80q", err, data)
+			}
+			if code, o, e := run("sim", out); code != ExitOK || !strings.Contains(o, "max finishing time") {
+				t.Fatalf("sim: exit %d\n%s%s", code, o, e)
+			}
+		})
+	}
+}
+
+func TestConvertImportedFlags(t *testing.T) {
+	td := "../../trace/testdata/"
+	computeNs := func(args ...string) string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out.bin")
+		code, _, e := run(append(append([]string{"convert"}, args...), out)...)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, e)
+		}
+		i := strings.Index(e, " ns of computation")
+		j := strings.LastIndex(e[:i], "(")
+		return e[j+1 : i]
+	}
+	if a, b := computeNs(td+"liballprof/vladimir-4"), computeNs("--timemult", "1", td+"liballprof/vladimir-4"); a != b+"000" {
+		t.Errorf("--timemult 1: %s ns of computation, default %s", b, a)
+	}
+	if a, b := computeNs(td+"tit/simgrid-replay-examples/actions_allreduce.txt"), computeNs("--host-speed", "2e9", td+"tit/simgrid-replay-examples/actions_allreduce.txt"); a != "3000000000" || b != "1500000000" { // 3 ranks, 1e9 flops each
+		t.Errorf("--host-speed: %s and %s ns of computation, want 3000000000 and 1500000000", a, b)
+	}
+	for _, bad := range [][]string{{"--from", "otf3"}, {"--timemult", "x"}} {
+		if code, _, _ := run(append(append([]string{"convert"}, bad...), td+"liballprof/vladimir-4", "x.bin")...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
+		}
+	}
+	if code, _, e := run("convert", "--timemult", "-1", td+"liballprof/vladimir-4", filepath.Join(t.TempDir(), "x.bin")); code != ExitError || !strings.Contains(e, "time multiplier -1") {
+		t.Errorf("--timemult -1: exit %d: %s", code, e)
+	}
+	// A directory of no known format.
+	if code, _, e := run("convert", t.TempDir(), filepath.Join(t.TempDir(), "x.bin")); code != ExitError || !strings.Contains(e, "not a trace of a known format") {
+		t.Errorf("empty directory: exit %d: %s", code, e)
+	}
+}
+
+// TestConvertImportedUnsupported: an MPI call an importer cannot model is
+// an error listing it, or computation with --unsupported=calc.
+func TestConvertImportedUnsupported(t *testing.T) {
+	dir := t.TempDir()
+	for r := 0; r < 2; r++ {
+		writeFile(t, dir, fmt.Sprintf("pmpi-trace-rank-%d.txt", r), fmt.Sprintf(
+			"# htor's PMPI Tracer 0.9 Output File\nMPI_Init:-:1:2:10\nMPI_Win_fence:11:0:5:12\nMPI_Barrier:20:7,%d,2:30\nMPI_Finalize:40:-\n", r))
+	}
+	out := filepath.Join(t.TempDir(), "x.bin")
+	code, _, e := run("convert", dir, out)
+	if code != ExitError || !strings.Contains(e, "unsupported MPI calls") || !strings.Contains(e, "MPI_Win_fence x2") {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	code, _, e = run("convert", "--unsupported=calc", dir, out)
+	if code != ExitOK || !strings.Contains(e, "unsupported calls counted as computation: map[MPI_Win_fence:2]") {
+		t.Fatalf("exit %d: %s", code, e)
 	}
 }
