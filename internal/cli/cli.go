@@ -36,7 +36,7 @@ func commands() []command {
 		{"sim", "simulate a GOAL schedule (text or binary) under LogGOPS", runSim},
 		{"gen", "generate a schedule: Schedgen patterns, MPI collectives, application skeletons", runGen},
 		{"noise", "measure this machine's OS noise (noise measure -o FILE)", runNoise},
-		{"convert", "convert a schedule between GOAL text and the binary form", runConvert},
+		{"convert", "convert traces (gopsim, liballprof, DUMPI, OTF2, Chakra, SimGrid TIT) or schedules into a GOAL schedule", runConvert},
 		{"calibrate", "measure L, o, g, G, O and S of a network (LogGP PRTT method), or fit a saved table", runCalibrate},
 		{"trace", "run an MPI program under the tracer: one trace file per rank", runTrace},
 		{"sweep", "simulate a parameter sweep in parallel, resumable, into a CSV; merge shards; plot", runSweep},
