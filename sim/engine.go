@@ -338,9 +338,9 @@ func (e *engine) send(ev event) {
 	e.state[ev.op] = stStarted
 	e.started(ev.rank, ev.op, t)
 	c := e.costs.of(op.Size)
-	cpuEnd := t + c.o + b*c.O
+	cpuEnd := t + c.o + c.O(b)
 	e.cpu[ci] = cpuEnd
-	e.snic[ni] = t + c.g + b*c.G
+	e.snic[ni] = t + c.g + c.G(b)
 	e.push(event{time: t + c.o + c.L, key: e.seq<<1 | 1, op: ev.op, rank: ev.rank})
 	e.seq++
 	if int64(op.Size) <= e.p.EagerLimit {
@@ -388,9 +388,9 @@ func (e *engine) arrival(ev event) {
 	t := ev.time
 	b := bytesBeyondFirst(op.Size)
 	c := e.costs.of(op.Size)
-	cpuEnd := t + c.o + max(b*c.O, b*c.G)
+	cpuEnd := t + c.o + max(c.O(b), c.G(b))
 	e.cpu[ci] = cpuEnd
-	e.rnic[ni] = t + c.g + b*c.G
+	e.rnic[ni] = t + c.g + c.G(b)
 	if m, ok := e.posted.take(q, ev.rank, op.Tag); ok {
 		if int64(op.Size) > e.p.EagerLimit {
 			e.rendezvousMatched(ev.rank, ev.op, t)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"os"
 )
 
@@ -31,15 +33,18 @@ type Params struct {
 	Ranges []Range `json:"ranges,omitempty"`
 }
 
-// Range is the parameter set of one message-size range.
+// Range is the parameter set of one message-size range. Its values may
+// have fractions, as calibration measures them: L, o and g are rounded to
+// the nearest ns, G and O kept to the picosecond per byte (modern networks
+// move a byte in well under a ns), and b·G is rounded to the nearest ns.
 type Range struct {
-	MinBytes        uint64 `json:"min_bytes"`
-	MaxBytes        uint64 `json:"max_bytes"`
-	L               int64  `json:"L_ns"`
-	Overhead        int64  `json:"o_ns"`
-	Gap             int64  `json:"g_ns"`
-	GapPerByte      int64  `json:"G_ns_per_byte"`
-	OverheadPerByte int64  `json:"O_ns_per_byte"`
+	MinBytes        uint64  `json:"min_bytes"`
+	MaxBytes        uint64  `json:"max_bytes"`
+	L               float64 `json:"L_ns"`
+	Overhead        float64 `json:"o_ns"`
+	Gap             float64 `json:"g_ns"`
+	GapPerByte      float64 `json:"G_ns_per_byte"`
+	OverheadPerByte float64 `json:"O_ns_per_byte"`
 }
 
 // DefaultParams are LogGOPSim's defaults: L=2500 o=1500 g=1000 G=6 O=0
@@ -62,7 +67,11 @@ func (p Params) Validate() error {
 		v    int64
 	}{{"L", p.L}, {"o", p.Overhead}, {"g", p.Gap}, {"G", p.GapPerByte}, {"O", p.OverheadPerByte}, {"S", p.EagerLimit}} {
 		if f.v < 0 || f.v > MaxParam {
-			return fmt.Errorf("sim: parameter %s=%d outside 0..%d", f.name, f.v, int64(MaxParam))
+			hint := ""
+			if f.v < 0 {
+				hint = " (a calibration can measure such values on a noisy or virtual link; it lists them as warnings in its file)"
+			}
+			return fmt.Errorf("sim: parameter %s=%d outside 0..%d%s", f.name, f.v, int64(MaxParam), hint)
 		}
 	}
 	for i, r := range p.Ranges {
@@ -75,10 +84,11 @@ func (p Params) Validate() error {
 		}
 		for _, f := range []struct {
 			name string
-			v    int64
+			v    float64
 		}{{"L", r.L}, {"o", r.Overhead}, {"g", r.Gap}, {"G", r.GapPerByte}, {"O", r.OverheadPerByte}} {
-			if f.v < 0 || f.v > MaxParam {
-				return fmt.Errorf("sim: range %d (%d..%d bytes): parameter %s=%d outside 0..%d", i, r.MinBytes, r.MaxBytes, f.name, f.v, int64(MaxParam))
+			if !(f.v >= 0 && f.v <= MaxParam) {
+				return fmt.Errorf("sim: range %d (%d..%d bytes): parameter %s=%g outside 0..%d (calibration reports such values as warnings in its file: they are measurement artefacts, not parameters a network can have)",
+					i, r.MinBytes, r.MaxBytes, f.name, f.v, int64(MaxParam))
 			}
 		}
 	}
@@ -90,7 +100,7 @@ func (p Params) String() string {
 	s := fmt.Sprintf("L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte, S=%d bytes",
 		p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
 	for _, r := range p.Ranges {
-		s += fmt.Sprintf("; %d..%d bytes: L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte",
+		s += fmt.Sprintf("; %d..%d bytes: L=%g ns, o=%g ns, g=%g ns, G=%g ns/byte, O=%g ns/byte",
 			r.MinBytes, r.MaxBytes, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte)
 	}
 	return s
@@ -162,10 +172,38 @@ func ReadParamsFile(path string, base Params) (Params, error) {
 	return ReadParams(f, path, base)
 }
 
-// cost is the parameter set a message pays: L, o, g, G and O.
+// cost is the parameter set a message pays: L, o and g in ns, G and O in
+// picoseconds per byte.
 type cost struct {
-	L, o, g, G, O int64
+	L, o, g int64
+	Gps     int64
+	Ops     int64
 }
+
+// perByte is b bytes at ps picoseconds per byte, rounded to the nearest ns
+// (exact when ps is a whole number of ns); 128-bit intermediate, so no
+// overflow for any valid size and parameter.
+func perByte(b, ps int64) int64 {
+	if ps == 0 || b == 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(b), uint64(ps))
+	lo, carry := bits.Add64(lo, 500, 0)
+	hi += carry
+	if hi >= 1000 { // beyond any simulated time
+		return math.MaxInt64 / 4
+	}
+	q, _ := bits.Div64(hi, lo, 1000)
+	return int64(q)
+}
+
+// G is the NIC time of b bytes beyond the first.
+func (c *cost) G(b int64) int64 { return perByte(b, c.Gps) }
+
+// O is the CPU time of b bytes beyond the first.
+func (c *cost) O(b int64) int64 { return perByte(b, c.Ops) }
+
+func roundNs(x float64) int64 { return int64(math.Round(x)) }
 
 // costTable resolves a message size to its cost: costs[0] is the base set,
 // costs[i+1] is Ranges[i].
@@ -176,9 +214,9 @@ type costTable struct {
 }
 
 func newCostTable(p *Params) costTable {
-	t := costTable{costs: []cost{{p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte}}}
+	t := costTable{costs: []cost{{p.L, p.Overhead, p.Gap, p.GapPerByte * 1000, p.OverheadPerByte * 1000}}}
 	for _, r := range p.Ranges {
-		t.costs = append(t.costs, cost{r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte})
+		t.costs = append(t.costs, cost{roundNs(r.L), roundNs(r.Overhead), roundNs(r.Gap), roundNs(r.GapPerByte * 1000), roundNs(r.OverheadPerByte * 1000)})
 		t.min = append(t.min, r.MinBytes)
 		t.max = append(t.max, r.MaxBytes)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -89,6 +90,57 @@ func TestCostTable(t *testing.T) {
 	for size, want := range map[uint64]int64{0: 1, 9: 1, 10: 2500, 19: 2500, 20: 2, 29: 2, 30: 3, 31: 2500, 1 << 40: 2500} {
 		if got := ct.of(size).L; got != want {
 			t.Errorf("size %d: L=%d, want %d", size, got, want)
+		}
+	}
+}
+
+// TestFractionalPerByte: ranges may give G and O below a ns per byte, as
+// calibration measures them on fast networks; b·G is rounded to the
+// nearest ns. 1024 bytes at G = 0.5 ns/byte, L = 100.4 (100), o = 10.6
+// (11), g = 5: sender busy [0, 11], arrival at 111, receive CPU
+// [111, 111 + 11 + round(1023·0.5) = 512] = 634. With O = 0.25 too, the
+// sender's CPU is busy 11 + round(1023·0.25) = 256 ns, but the message
+// still leaves at o + L (arrival 111), and the receiver pays
+// max(O, G) = G per byte: the same 634.
+func TestFractionalPerByte(t *testing.T) {
+	for _, tc := range []struct {
+		r              Range
+		sender, recver int64
+	}{
+		{Range{MinBytes: 0, MaxBytes: 1 << 20, L: 100.4, Overhead: 10.6, Gap: 5, GapPerByte: 0.5}, 11, 111 + 11 + 512},
+		{Range{MinBytes: 0, MaxBytes: 1 << 20, L: 100.4, Overhead: 10.6, Gap: 5, GapPerByte: 0.5, OverheadPerByte: 0.25}, 11 + 256, 111 + 11 + 512},
+	} {
+		p := DefaultParams()
+		p.Ranges = []Range{tc.r}
+		s := goal.NewSchedule(2)
+		var b goal.Builder
+		b.Reset(0)
+		b.Send(1024, 1, 0, 0, 0)
+		if err := s.AppendRank(b.Block()); err != nil {
+			t.Fatal(err)
+		}
+		b.Reset(1)
+		b.Recv(1024, 0, 0, 0, 0)
+		if err := s.AppendRank(b.Block()); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(s, Options{Params: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.PerRank[0] != tc.sender || res.PerRank[1] != tc.recver {
+			t.Errorf("%+v: ranks finish at %v, want [%d %d]", tc.r, res.PerRank, tc.sender, tc.recver)
+		}
+	}
+}
+
+func TestPerByte(t *testing.T) {
+	for _, tc := range []struct{ b, ps, want int64 }{
+		{1023, 6000, 6138}, {1023, 500, 512}, {3, 333, 1}, {1, 499, 0}, {1, 500, 1}, {0, 7000, 0},
+		{MaxMessage, MaxParam * 1000, math.MaxInt64 / 4}, {MaxMessage, 1000, MaxMessage},
+	} {
+		if got := perByte(tc.b, tc.ps); got != tc.want {
+			t.Errorf("perByte(%d, %d) = %d, want %d", tc.b, tc.ps, got, tc.want)
 		}
 	}
 }

@@ -514,7 +514,7 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 			p := m.params
 			fmt.Fprintf(w, "- %s: L=%d, o=%d, g=%d, G=%d, O=%d, S=%d bytes", m.name, p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
 			for _, r := range p.Ranges {
-				fmt.Fprintf(w, "; from %d bytes L=%d, o=%d, g=%d, G=%d", r.MinBytes, r.L, r.Overhead, r.Gap, r.GapPerByte)
+				fmt.Fprintf(w, "; from %d bytes L=%g, o=%g, g=%g, G=%g", r.MinBytes, r.L, r.Overhead, r.Gap, r.GapPerByte)
 			}
 			switch {
 			case m.unit != 1:
