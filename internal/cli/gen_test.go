@@ -106,3 +106,18 @@ func TestNoiseMeasure(t *testing.T) {
 		t.Fatalf("noise without measure: exit %d", code)
 	}
 }
+
+// TestSimCalibratedParams: a parameter file as gopsim calibrate writes it
+// (fractional size ranges, warnings, fit) drives gopsim sim.
+func TestSimCalibratedParams(t *testing.T) {
+	dir := t.TempDir()
+	params := writeFile(t, dir, "p.json", `{"L_ns": 100, "o_ns": 5255, "g_ns": 5130, "G_ns_per_byte": 0, "O_ns_per_byte": 0,
+  "ranges": [{"min_bytes": 0, "max_bytes": 2199023255552, "L_ns": 100.7, "o_ns": 5254.93, "g_ns": 5130.05, "G_ns_per_byte": 0.5, "O_ns_per_byte": 0}],
+  "warnings": ["o exceeds g"], "fit": {"r2": 0.99}, "source": "tcp loopback"}`)
+	sched := writeFile(t, dir, "pp.goal", pingpong)
+	code, out, e := run("sim", "--params", params, sched)
+	// 1024 bytes: sender 5255, arrival 5255+101 = 5356, receiver 5356+5255+round(1023·0.5) = 11123.
+	if code != ExitOK || !strings.Contains(out, "G=0.5 ns/byte") || !strings.Contains(out, "11123") {
+		t.Fatalf("exit %d:\n%s%s", code, out, e)
+	}
+}
