@@ -23,7 +23,7 @@ run: build
 
 # Everything CI runs: formatting, vet, all tests with -race, a short
 # fuzzing pass per fuzz target.
-test: deps tracer otf2-deps fmt-check vet unit fuzz-short
+test: deps tracer otf2-deps calibrate-deps ibverbs-build fmt-check vet unit fuzz-short
 	@echo "make test: all checks passed"
 
 vet:
@@ -54,6 +54,8 @@ fuzz-short fuzz:
 # docs/performance.md by hand, with the command and the machine.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 $(PKGS) | tee bench.out
+	$(GO) build -o $(BIN) ./cmd/gopsim
+	$(GO) run ./internal/benchtable -gopsim $(BIN) -doc docs/performance.md
 
 # Longer checks than make test: long fuzzing.
 validate: test
@@ -207,3 +209,45 @@ otf2-deps:
 	  echo "otf2-deps: install OTF2's tools (Debian: apt-get install otf2-tools; or Score-P's OTF2) and put otf2-print on PATH." >&2; \
 	  exit 1; \
 	fi
+
+# ---- calibration backends: gopsim-prtt (mpi) and libibverbs (ibverbs) ----
+
+# `gopsim calibrate --backend mpi` runs bin/gopsim-prtt (bench/mpi/prtt.c)
+# under mpirun and finds it next to bin/gopsim (or give --prtt-bin). Built
+# with the default mpicc, the one whose mpirun runs it; for MPICH:
+# make calibrate-deps MPICC=mpicc.mpich PRTT=bin/gopsim-prtt.mpich.
+PRTT        ?= bin/gopsim-prtt
+PRTT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
+
+.PHONY: calibrate-deps ibverbs-deps ibverbs-build
+calibrate-deps: mpi-deps
+	@$(MAKE) --no-print-directory $(PRTT)
+
+$(PRTT): bench/mpi/prtt.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
+
+# libibverbs' headers (and library) for the ibverbs backend, which is cgo
+# behind the ibverbs build tag: installed from the distribution when
+# missing, only as root with apt-get; otherwise says what to install.
+ibverbs-deps:
+	@if echo '#include <infiniband/verbs.h>' | $(CC) -E -x c - >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "ibverbs-deps: installing libibverbs-dev with apt-get"; \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libibverbs-dev >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libibverbs-dev >/dev/null; }; }; \
+	else \
+	  echo "ibverbs-deps: <infiniband/verbs.h> is missing and cannot be installed here (needs root and apt-get)." >&2; \
+	  echo "ibverbs-deps: install libibverbs' headers (Debian: apt-get install libibverbs-dev; RHEL: rdma-core-devel)." >&2; \
+	  exit 1; \
+	fi
+
+# The ibverbs backend is vetted, compiled and its tests run with -tags
+# ibverbs (they skip without an RDMA device, as on CI); the default build
+# needs no cgo.
+ibverbs-build: ibverbs-deps
+	$(GO) vet -tags ibverbs ./bench
+	$(GO) build -tags ibverbs ./...
+	$(GO) test -tags ibverbs -count=1 -run 'IBVerbs' ./bench

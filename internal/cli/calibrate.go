@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -20,10 +22,11 @@ import (
 
 // CalibrateOptions are the options of `gopsim calibrate`.
 type CalibrateOptions struct {
-	Backend string // "tcp" (the only one built)
+	Backend string // "tcp" ("" too), "mpi" or "ibverbs"
 	// Listen makes this process the server side, on this address; Peer
 	// the measuring side, against a server there. With neither, both
-	// ends run on this host: the server in a child process.
+	// ends run on this host: the server in a child process. (tcp and
+	// ibverbs; the mpi backend's launcher starts both ends.)
 	Listen, Peer string
 	Wait         time.Duration // Listen: give up when no peer comes within this time; 0 waits
 	Config       bench.Config
@@ -34,6 +37,13 @@ type CalibrateOptions struct {
 	// ServerCommand starts the server of a loopback calibration; nil runs
 	// this executable as `calibrate --listen 127.0.0.1:0`.
 	ServerCommand []string
+	// MPIRun is the mpi backend's launcher, split at blanks, gopsim-prtt
+	// appended; "" means "mpirun -np 2" (bench.DefaultMPILauncher).
+	MPIRun string
+	// PRTTBin is the mpi backend's program; "" means FindPRTT's choice.
+	PRTTBin string
+	// IBVerbs chooses the ibverbs backend's device and port.
+	IBVerbs bench.IBVerbsOptions
 }
 
 // CalibrateFitOptions are the options of `gopsim calibrate fit`.
@@ -69,7 +79,19 @@ func (l sizeList) Set(v string) error {
 func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	c := &o.Config
-	fs.StringVar(&o.Backend, "backend", "tcp", "measurement `backend`: tcp")
+	fs.StringVar(&o.Backend, "backend", "tcp", "measurement `backend`: tcp (sockets), mpi (bin/gopsim-prtt on 2 MPI ranks, started by --mpirun) or ibverbs (an RDMA RC queue pair; needs a gopsim built with -tags ibverbs)")
+	fs.StringVar(&o.MPIRun, "mpirun", "", "mpi backend: the `command` that starts 2 ranks, split at blanks, gopsim-prtt appended (default \"mpirun -np 2\"; e.g. \"mpirun -np 2 --oversubscribe\", \"mpirun.mpich -np 2\", \"srun -n 2 --input=0\")")
+	fs.StringVar(&o.PRTTBin, "prtt-bin", "", "mpi backend: the gopsim-prtt `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultMPIProgram+" next to gopsim, then on $PATH")
+	fs.StringVar(&o.IBVerbs.Device, "ib-dev", "", "ibverbs backend: the RDMA `device` (as ibv_devices lists it; default: the first)")
+	fs.IntVar(&o.IBVerbs.Port, "ib-port", 1, "ibverbs backend: the device's `port`")
+	fs.Func("ib-gid-index", "ibverbs backend: address by this GID table `index` (default: LID on InfiniBand, GID 0 on RoCE)", func(v string) error {
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i > 65535 {
+			return fmt.Errorf("want an index 0..65535")
+		}
+		o.IBVerbs.GIDIndex, o.IBVerbs.UseGID = i, true
+		return nil
+	})
 	fs.StringVar(&o.Listen, "listen", "", "be the server side on `addr` (host:port; port 0 picks one, printed on stdout) and serve one peer")
 	fs.StringVar(&o.Peer, "peer", "", "measure against the server at `addr` (host:port) that `gopsim calibrate --listen` runs")
 	fs.DurationVar(&o.Wait, "wait", 0, "with --listen, give up when no peer connects within this `duration` (0: wait forever)")
@@ -84,7 +106,8 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.StringVar(&o.Table, "table", "", "raw PRTT table `file` (CSV n,d_ns,s_bytes,prtt_ns), always written; default: the -o name with .prtt.csv, or prtt.csv")
 	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate [--backend tcp] [--listen ADDR | --peer ADDR] [flags] [-o PARAMS.json]
+		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate [--backend tcp|ibverbs] [--listen ADDR | --peer ADDR] [flags] [-o PARAMS.json]
+       gopsim calibrate --backend mpi [--mpirun "mpirun -np 2"] [--prtt-bin PATH] [flags] [-o PARAMS.json]
        gopsim calibrate fit TABLE.csv [-o PARAMS.json] [--plot FILE.png]
 
 Measures the LogGOPS parameters of a network with Netgauge's LogGP method:
@@ -94,6 +117,13 @@ packet sizes) split the sizes into ranges and give S. Run it with --listen on
 one host and with --peer on the other; with neither, both ends run on this
 host (the server in a child process). The raw table is always saved, and
 'gopsim calibrate fit' refits it without a network.
+
+Backends: tcp measures sockets; ibverbs an RDMA RC queue pair (set up over
+a TCP connection between the same ends; a gopsim built with -tags ibverbs);
+mpi the MPI library itself: --mpirun starts bin/gopsim-prtt (make
+calibrate-deps) on 2 ranks, rank 0 times, rank 1 echoes, on one host
+(shared memory) or two (the launcher's host list decides). Open MPI as root
+wants OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
 
 The parameter file has the keys 'gopsim sim --params' reads (L_ns o_ns g_ns
 G_ns_per_byte O_ns_per_byte S_bytes, integers, from the smallest sizes), then
@@ -160,8 +190,16 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) > 0:
 		return usageErr("unexpected argument %q", pos[0])
-	case o.Backend != "tcp":
-		return usageErr("--backend %q: this gopsim has the tcp backend only (mpi and ibverbs are planned, issue 7)", o.Backend)
+	case o.Backend != "tcp" && o.Backend != "mpi" && o.Backend != "ibverbs":
+		return usageErr("--backend %q: want tcp, mpi or ibverbs", o.Backend)
+	case o.Backend == "mpi" && (o.Listen != "" || o.Peer != "" || given["wait"]):
+		return usageErr("--backend mpi: --mpirun starts both ends; --listen, --peer and --wait are for tcp and ibverbs")
+	case o.Backend != "mpi" && (given["mpirun"] || given["prtt-bin"]):
+		return usageErr("--mpirun and --prtt-bin apply to --backend mpi only")
+	case o.Backend == "mpi" && given["mpirun"] && len(strings.Fields(o.MPIRun)) == 0:
+		return usageErr("--mpirun is empty: want a command such as \"mpirun -np 2\"")
+	case o.Backend != "ibverbs" && (given["ib-dev"] || given["ib-port"] || given["ib-gid-index"]):
+		return usageErr("--ib-dev, --ib-port and --ib-gid-index apply to --backend ibverbs only")
 	case o.Listen != "" && o.Peer != "":
 		return usageErr("--listen and --peer exclude each other: one host listens, the other measures")
 	case o.Listen != "" && (o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"]):
@@ -205,7 +243,21 @@ func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
 // table, fits it and writes the parameter file (and plot). Results go to
 // stdout, progress and warnings to stderr.
 func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer) error {
+	switch o.Backend {
+	case "":
+		o.Backend = "tcp"
+	case "tcp", "mpi":
+	case "ibverbs":
+		if !bench.IBVerbsBuilt {
+			return bench.ErrNoIBVerbs
+		}
+	default:
+		return fmt.Errorf("backend %q: want tcp, mpi or ibverbs", o.Backend)
+	}
 	if o.Listen != "" {
+		if o.Backend == "mpi" {
+			return errors.New("the mpi backend has no --listen side: its launcher starts both ends")
+		}
 		return serveCalibration(ctx, o, stdout, stderr)
 	}
 	if o.Table == "" {
@@ -214,17 +266,13 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 			o.Table = strings.TrimSuffix(o.Output, ".json") + ".prtt.csv"
 		}
 	}
-	peer, done := o.Peer, func() error { return nil }
+	eff, err := o.Config.WithDefaults()
+	if err != nil {
+		return err
+	}
 	childCtx, killChild := context.WithCancel(ctx)
 	defer killChild()
-	if peer == "" {
-		addr, wait, err := startLoopbackServer(childCtx, o, stderr)
-		if err != nil {
-			return err
-		}
-		peer, done = addr, wait
-	}
-	p, err := bench.Dial(ctx, peer)
+	p, where, done, err := startProber(ctx, childCtx, o, eff, stderr)
 	if err != nil {
 		killChild()
 		done()
@@ -257,14 +305,86 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	where := o.Peer
-	if where == "" {
-		where = "loopback (both ends on this host, server in a child process)"
-	}
-	eff, _ := o.Config.WithDefaults() // Measure accepted it
 	d := eff.Delay.Nanoseconds()
 	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, DelayNs: &d, Sleep: eff.Sleep}
 	return fitAndWrite(tab, src, o.Fit, o.Output, o.Plot, stdout, stderr)
+}
+
+// calibrationProber is a backend's prober, closed after the measurement.
+type calibrationProber interface {
+	bench.Prober
+	Close() error
+}
+
+// startProber starts o.Backend's measuring side for cfg (with its
+// defaults) and says where it measures (the parameter file's source.peer).
+// done waits for a loopback server, started with childCtx; call it after
+// Close, also after an error.
+func startProber(ctx, childCtx context.Context, o CalibrateOptions, cfg bench.Config, stderr io.Writer) (p calibrationProber, where string, done func() error, err error) {
+	done = func() error { return nil }
+	if o.Backend == "mpi" {
+		prog, err := FindPRTT(o.PRTTBin)
+		if err != nil {
+			return nil, "", done, err
+		}
+		mp, err := bench.StartMPI(ctx, bench.MPIOptions{Launcher: strings.Fields(o.MPIRun), Program: prog, Log: stderr})
+		if err != nil {
+			return nil, "", done, err
+		}
+		i := mp.Info()
+		return mp, fmt.Sprintf("%s: rank 0 on %s, rank 1 on %s, %s", mp.Command(), i.Hosts[0], i.Hosts[1], i.Library), done, nil
+	}
+	peer, where := o.Peer, o.Peer
+	if peer == "" {
+		addr, wait, err := startLoopbackServer(childCtx, o, stderr)
+		if err != nil {
+			return nil, "", done, err
+		}
+		peer, done = addr, wait
+		where = "loopback (both ends on this host, server in a child process)"
+	}
+	if o.Backend == "ibverbs" {
+		ib := o.IBVerbs
+		ib.MaxSizeBytes = slices.Max(cfg.Sizes)
+		ip, err := bench.DialIBVerbs(ctx, peer, ib)
+		if err != nil {
+			return nil, "", done, err
+		}
+		return ip, where + ", ibverbs on " + ip.Info().String(), done, nil
+	}
+	tp, err := bench.Dial(ctx, peer)
+	if err != nil {
+		return nil, "", done, err
+	}
+	return tp, where, done, nil
+}
+
+// FindPRTT returns the mpi backend's program: bin if given, else
+// bench.DefaultMPIProgram next to the running binary, else on $PATH. The
+// path is absolute.
+func FindPRTT(bin string) (string, error) {
+	var tried []string
+	if bin != "" {
+		tried = append(tried, bin)
+	} else if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		tried = append(tried, filepath.Join(filepath.Dir(exe), bench.DefaultMPIProgram))
+	}
+	for _, p := range tried {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return filepath.Abs(p)
+		}
+	}
+	if bin == "" {
+		if p, err := exec.LookPath(bench.DefaultMPIProgram); err == nil {
+			return filepath.Abs(p)
+		}
+		tried = append(tried, "$PATH")
+	}
+	return "", fmt.Errorf("the mpi backend's program %s was not found (tried %s); build it with 'make calibrate-deps' (needs mpicc) or give --prtt-bin",
+		bench.DefaultMPIProgram, strings.Join(tried, ", "))
 }
 
 // CalibrateFit runs `gopsim calibrate fit`: it fits a saved raw table.
@@ -363,7 +483,13 @@ func serveCalibration(ctx context.Context, o CalibrateOptions, stdout, stderr io
 		return fmt.Errorf("waiting for a peer on %v: %w", ln.Addr(), err)
 	}
 	ln.Close()
-	st, err := bench.Serve(ctx, c)
+	serve := bench.Serve
+	if o.Backend == "ibverbs" {
+		serve = func(ctx context.Context, c net.Conn) (bench.ServeStats, error) {
+			return bench.ServeIBVerbs(ctx, c, o.IBVerbs)
+		}
+	}
+	st, err := serve(ctx, c)
 	fmt.Fprintf(stderr, "gopsim calibrate: served %s: %d batches, %d rounds, %d messages\n", st.Peer, st.Batches, st.Rounds, st.Messages)
 	return err
 }
@@ -380,6 +506,13 @@ func startLoopbackServer(ctx context.Context, o CalibrateOptions, stderr io.Writ
 			return "", nil, fmt.Errorf("starting the loopback server: %w", err)
 		}
 		argv = []string{exe, "calibrate", "--listen", "127.0.0.1:0", "--wait", "1m"}
+		if o.Backend == "ibverbs" {
+			ib := o.IBVerbs
+			argv = append(argv, "--backend", "ibverbs", "--ib-dev", ib.Device, "--ib-port", strconv.Itoa(max(ib.Port, 1)))
+			if ib.UseGID {
+				argv = append(argv, "--ib-gid-index", strconv.Itoa(ib.GIDIndex))
+			}
+		}
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stderr = stderr

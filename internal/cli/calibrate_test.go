@@ -176,7 +176,7 @@ func TestCalibrateErrors(t *testing.T) {
 		want string
 	}{
 		{"listen and peer", []string{"calibrate", "--listen", ":0", "--peer", "x:1"}, ExitUsage, "exclude each other"},
-		{"mpi backend", []string{"calibrate", "--backend", "mpi"}, ExitUsage, `--backend "mpi": this gopsim has the tcp backend only`},
+		{"unknown backend", []string{"calibrate", "--backend", "udp"}, ExitUsage, `--backend "udp": want tcp, mpi or ibverbs`},
 		{"listen with -o", []string{"calibrate", "--listen", ":0", "-o", "p.json"}, ExitUsage, "belong on the peer's side"},
 		{"wait without listen", []string{"calibrate", "--wait", "1s"}, ExitUsage, "--wait applies to --listen only"},
 		{"bad sizes", []string{"calibrate", "--sizes", "1,0"}, ExitUsage, `invalid value "1,0" for flag -sizes`},

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gopsim/gopsim/bench"
+)
+
+// TestCalibrateBackendErrors: the flags of the mpi and ibverbs backends
+// and what each backend refuses.
+func TestCalibrateBackendErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"mpi with listen", []string{"calibrate", "--backend", "mpi", "--listen", ":0"}, ExitUsage, "--backend mpi: --mpirun starts both ends"},
+		{"mpi with peer", []string{"calibrate", "--backend", "mpi", "--peer", "x:1"}, ExitUsage, "--listen, --peer and --wait are for tcp and ibverbs"},
+		{"mpirun without mpi", []string{"calibrate", "--mpirun", "mpirun -np 2"}, ExitUsage, "--mpirun and --prtt-bin apply to --backend mpi only"},
+		{"prtt-bin with ibverbs", []string{"calibrate", "--backend", "ibverbs", "--prtt-bin", "x"}, ExitUsage, "apply to --backend mpi only"},
+		{"empty mpirun", []string{"calibrate", "--backend", "mpi", "--mpirun", " "}, ExitUsage, "--mpirun is empty"},
+		{"ib-dev with tcp", []string{"calibrate", "--ib-dev", "mlx5_0"}, ExitUsage, "apply to --backend ibverbs only"},
+		{"bad gid index", []string{"calibrate", "--backend", "ibverbs", "--ib-gid-index", "-1"}, ExitUsage, "want an index 0..65535"},
+		{"mpi program missing", []string{"calibrate", "--backend", "mpi", "--prtt-bin", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "p.json")},
+			ExitError, "gopsim-prtt was not found (tried " + filepath.Join(dir, "none") + "); build it with 'make calibrate-deps'"},
+		{"mpi launcher missing", []string{"calibrate", "--backend", "mpi", "--prtt-bin", os.Args[0], "--mpirun", filepath.Join(dir, "no-mpirun") + " -np 2",
+			"-o", filepath.Join(dir, "p.json")}, ExitError, "starting " + filepath.Join(dir, "no-mpirun") + " -np 2 " + os.Args[0]},
+	}
+	if !bench.IBVerbsBuilt {
+		tests = append(tests, struct {
+			name string
+			args []string
+			code int
+			want string
+		}{"ibverbs not built", []string{"calibrate", "--backend", "ibverbs", "-o", filepath.Join(dir, "p.json")}, ExitError,
+			"gopsim calibrate: bench: built without ibverbs support: rebuild with -tags ibverbs"})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := run(tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, tc.code, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.json")); err == nil {
+		t.Error("a failed calibration wrote a parameter file")
+	}
+}
+
+// buildPRTT builds bin/gopsim-prtt with the Makefile and returns it and
+// the launcher for the default mpirun. Without mpicc or mpirun it skips,
+// unless $CI is set: then it fails.
+func buildPRTT(t *testing.T) (prog, mpirun string) {
+	t.Helper()
+	for _, tool := range []string{"mpicc", "mpirun", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := tool + " not found: the mpi backend needs an MPI (make mpi-deps)"
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg + "; CI is set, so this test must run")
+			}
+			t.Skip(msg)
+		}
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "bin/gopsim-prtt").CombinedOutput(); err != nil {
+		t.Fatalf("make bin/gopsim-prtt: %v\n%s", err, out)
+	}
+	mpirun = "mpirun -np 2"
+	if out, _ := exec.Command("mpirun", "--version").CombinedOutput(); bytes.Contains(out, []byte("Open MPI")) {
+		mpirun += " --oversubscribe"
+	}
+	return filepath.Join(root, "bin", "gopsim-prtt"), mpirun
+}
+
+// TestCalibrateMPI runs `gopsim calibrate --backend mpi` for real on two
+// ranks of this host, with a short configuration; the numbers are
+// bench's business (TestMPIMeasure), here the plumbing: table, parameter
+// file and its source.
+func TestCalibrateMPI(t *testing.T) {
+	prog, mpirun := buildPRTT(t)
+	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
+	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+	dir := t.TempDir()
+	params := filepath.Join(dir, "p.json")
+	code, out, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirun, "--prtt-bin", prog,
+		"--sizes", "1,1k,8k,64k", "--reps", "5", "--warmup", "2", "--n", "4", "-o", params)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	table := filepath.Join(dir, "p.prtt.csv")
+	tab, err := bench.ReadTableFile(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab) != 4*5*4 {
+		t.Errorf("%d rows in the table, want %d", len(tab), 4*5*4)
+	}
+	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes)", "parameters: " + params} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "raw table "+table+" (80 rows") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	data, err := os.ReadFile(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := readParamFile(t, data)
+	if s := pf.Source; s.Backend != "mpi" || s.Reps != 5 || s.N != 4 || s.Rows != 80 || !strings.HasPrefix(s.Peer, mpirun+" "+prog+": rank 0 on ") {
+		t.Errorf("source %+v", s)
+	}
+}
