@@ -139,6 +139,9 @@ func ParseSpec(s string) (Spec, error) {
 		if err != nil {
 			return Spec{}, err
 		}
+		if n < 1 && key != "h" { // h=0: a dragonfly of one group
+			return Spec{}, &SyntaxError{SpecFlag, 1, a.vcol, fmt.Sprintf("%s=%d: want at least 1", key, n)}
+		}
 		switch key {
 		case "k":
 			sp.K = n
