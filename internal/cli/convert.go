@@ -25,7 +25,11 @@ type ConvertOptions struct {
 	From string
 	// TimeMult multiplies liballprof's µs into ns (0: 1000).
 	TimeMult float64
-	// HostSpeed turns TIT flops into time, in flop/s (0: 1e9).
+	// To is the output's format: "" or "goal" (a schedule, text or binary
+	// by OUT's name) or "tit" (a SimGrid time-independent trace).
+	To string
+	// HostSpeed turns TIT flops into time, and time into TIT flops with
+	// To "tit", in flop/s (0: 1e9).
 	HostSpeed float64
 	// MPI is the library a liballprof trace was taken with ("openmpi",
 	// "mpich"; "": detected).
@@ -68,7 +72,13 @@ func (f collAlgoFlag) Set(v string) error {
 	return nil
 }
 
-type fromFlag struct{ s *string }
+// convertOutputs are the output formats.
+var convertOutputs = []string{"goal", "tit"}
+
+type fromFlag struct {
+	s       *string
+	choices []string
+}
 
 func (f fromFlag) String() string {
 	if f.s == nil {
@@ -78,31 +88,33 @@ func (f fromFlag) String() string {
 }
 
 func (f fromFlag) Set(v string) error {
-	for _, x := range convertFormats {
+	for _, x := range f.choices {
 		if v == x {
 			*f.s = v
 			return nil
 		}
 	}
-	return fmt.Errorf("%q: expected one of %s", v, strings.Join(convertFormats, ", "))
+	return fmt.Errorf("%q: expected one of %s", v, strings.Join(f.choices, ", "))
 }
 
 func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	algos := collAlgoFlag{}
 	o.Trace.CollAlgo = algos
-	fs.Var(fromFlag{&o.From}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
+	fs.Var(fromFlag{&o.To, convertOutputs}, "to", "the output's `FORMAT`: goal (text if OUT ends in .goal, else binary) or tit (a SimGrid time-independent trace: one shared file, compute at --host-speed)")
+	fs.Var(fromFlag{&o.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
 	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (MPICH's choice)")
 	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
 	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
 	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
 	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
-	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time")
+	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time, and with --to tit time into compute actions")
 	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim convert [flags] IN OUT
 
-Converts IN into a GOAL schedule OUT. IN is one of (--from, or detected):
+Converts IN into a GOAL schedule OUT, or with --to tit into a SimGrid
+time-independent trace. IN is one of (--from, or detected):
 
   goal        a schedule in LogGOPSim's GOAL text form or gopsim's binary form
   gopsim      a trace directory written by gopsim trace (rank-NNNNNN.gpt)
@@ -120,6 +132,13 @@ OUT is written as text when its name ends in .goal and in the binary form
 otherwise, to a temporary file renamed only when complete: a failed
 conversion leaves no partial file.
 
+With --to tit, IN becomes a schedule first, then OUT gets per rank init,
+the ops in a topological order of their dependencies as isend, irecv and
+compute (ns at --host-speed), a wait before each op that requires a send
+or receive, waitall and finalize. A TIT trace is one timeline per rank and
+has no wildcard receives (an error): docs/formats.md, "Export to SimGrid
+TIT", lists what is approximated.
+
 A trace becomes: sends and receives for point-to-point calls (requests
 followed through Wait and Test), every collective on any communicator
 expanded by the algorithm MPICH would choose (or --coll-algo), and a calc op
@@ -128,7 +147,7 @@ for the time between MPI calls (for TIT, the flops of compute actions at
 each function with its count, unless --unsupported=calc. docs/formats.md
 says what each format gives.
 
-Flags (trace input only):
+Flags (trace input only, but --to and --host-speed):
 `)
 		fs.PrintDefaults()
 	}
@@ -218,12 +237,34 @@ func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
 			return err
 		}
 	}
+	switch o.To {
+	case "", "goal":
+	case "tit":
+		return convertToTIT(in, from, out, o, log)
+	default:
+		return fmt.Errorf("output format %q: expected one of %s", o.To, strings.Join(convertOutputs, ", "))
+	}
+	src, warnings, err := openTrace(in, from, o, log)
+	if err != nil {
+		return err
+	}
+	if src == nil {
+		return convertSchedule(in, out, log)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(log, "warning: %s\n", w)
+	}
+	return convertTrace(src, from, in, out, o, log)
+}
+
+// openTrace opens trace in of format from; a nil Source means a schedule.
+func openTrace(in, from string, o ConvertOptions, log io.Writer) (trace.Source, []string, error) {
 	var src trace.Source
 	var err error
 	var warnings []string
 	switch from {
 	case "goal":
-		return convertSchedule(in, out, log)
+		return nil, nil, nil
 	case "gopsim":
 		dir := in
 		if fi, err := os.Stat(in); err == nil && !fi.IsDir() {
@@ -271,15 +312,54 @@ func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
 			src, warnings = t, t.Warnings
 		}
 	default:
-		return fmt.Errorf("input format %q: expected one of %s", from, strings.Join(convertFormats, ", "))
+		return nil, nil, fmt.Errorf("input format %q: expected one of %s", from, strings.Join(convertFormats, ", "))
 	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, warnings, nil
+}
+
+// convertToTIT reads in (a schedule or a trace of format from) into a
+// schedule and writes it to out as a SimGrid time-independent trace.
+func convertToTIT(in, from, out string, o ConvertOptions, log io.Writer) error {
+	src, warnings, err := openTrace(in, from, o, log)
 	if err != nil {
 		return err
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(log, "warning: %s\n", w)
+	var s *goal.Schedule
+	label := "schedule"
+	if src == nil {
+		var f goal.Format
+		if s, f, err = goal.ReadFile(in); err != nil {
+			return err
+		}
+		label = fmt.Sprintf("schedule, %s", f)
+	} else {
+		for _, w := range warnings {
+			fmt.Fprintf(log, "warning: %s\n", w)
+		}
+		label = from + " trace"
+		s = goal.NewSchedule(src.NumRanks())
+		if _, err := trace.Convert(src, o.Trace, s.AppendRank); err != nil {
+			return err
+		}
 	}
-	return convertTrace(src, from, in, out, o, log)
+	speed := o.HostSpeed
+	if speed == 0 {
+		speed = trace.DefaultHostSpeed
+	}
+	err = goal.AtomicWrite(out, func(w io.Writer) error {
+		if _, err := fmt.Fprintf(w, "# gopsim convert --to tit --host-speed %g %s (%s)\n", speed, in, label); err != nil {
+			return err
+		}
+		return trace.WriteTIT(w, s, speed)
+	})
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	fmt.Fprintf(log, "converted %s (%s) to %s (SimGrid time-independent trace): %d ranks, %d ops, compute at %g flop/s\n", in, label, out, s.NumRanks, len(s.Ops), speed)
+	return nil
 }
 
 // convertSchedule converts a GOAL schedule between its forms.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,5 +183,85 @@ func TestConvertImportedUnsupported(t *testing.T) {
 	code, _, e = run("convert", "--unsupported=calc", dir, out)
 	if code != ExitOK || !strings.Contains(e, "unsupported calls counted as computation: map[MPI_Win_fence:2]") {
 		t.Fatalf("exit %d: %s", code, e)
+	}
+}
+
+// TestConvertToTIT exports a schedule and a trace as SimGrid
+// time-independent traces, reads them back and simulates both.
+func TestConvertToTIT(t *testing.T) {
+	dir := t.TempDir()
+	sched := filepath.Join(dir, "bcast.goal")
+	if code, _, e := run("gen", "-p", "binomialtreebcast", "-s", "6", "-d", "512", "-o", sched); code != ExitOK {
+		t.Fatalf("gen: exit %d: %s", code, e)
+	}
+	maxTime := func(path string) string {
+		t.Helper()
+		code, o, e := run("sim", path)
+		i := strings.Index(o, "max finishing time")
+		if code != ExitOK || i < 0 {
+			t.Fatalf("sim %s: exit %d\n%s%s", path, code, o, e)
+		}
+		return strings.SplitN(o[i:], "\n", 2)[0]
+	}
+	tests := []struct {
+		name string
+		args []string // before IN
+		in   string
+		want []string // in OUT
+		same bool     // IN is a schedule whose simulated time OUT keeps
+	}{
+		{"schedule", []string{"--to", "tit"}, sched,
+			[]string{"# gopsim convert --to tit --host-speed 1e+09 " + sched + " (schedule, text)\n", "0 init\n0 isend 1 0 512\n", "1 wait 0 1 0\n1 isend 3 0 512\n", "5 finalize\n"}, true},
+		{"trace", []string{"--to", "tit", "--coll-algo", "allreduce=ring", "--host-speed", "2e9"}, writeTraceDir(t, false),
+			[]string{"(gopsim trace)\n", "compute in flops at 2e+09 flop/s\n", "0 compute 1800\n0 irecv 1 0 2048\n", "1 compute 3000\n1 finalize\n"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.tit")
+			code, _, e := run(append(append([]string{"convert"}, tc.args...), tc.in, out)...)
+			if code != ExitOK || !strings.Contains(e, "(SimGrid time-independent trace)") {
+				t.Fatalf("exit %d: %s", code, e)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(data), w) {
+					t.Errorf("no %q in:\n%s", w, data)
+				}
+			}
+			// Read back (detected as TIT) at the same host speed.
+			back := filepath.Join(t.TempDir(), "back.goal")
+			speed := "1e9"
+			if i := slices.Index(tc.args, "--host-speed"); i >= 0 {
+				speed = tc.args[i+1]
+			}
+			if code, _, e := run("convert", "--host-speed", speed, out, back); code != ExitOK || !strings.Contains(e, "tit trace") {
+				t.Fatalf("reading back: exit %d: %s", code, e)
+			}
+			got := maxTime(back)
+			if tc.same {
+				if want := maxTime(tc.in); got != want {
+					t.Errorf("read back: %s, original: %s", got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestConvertToTITErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "any.goal", "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\nrank 1 {\nl1: recv 1b from -1 tag 0\n}\n")
+	out := filepath.Join(dir, "out.tit")
+	code, _, e := run("convert", "--to", "tit", in, out)
+	if code != ExitError || !strings.Contains(e, "rank 1 op 0 (l1): recv from any source") {
+		t.Errorf("wildcard: exit %d: %s", code, e)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed export left %s: %v", out, err)
+	}
+	if code, _, _ := run("convert", "--to", "dot", in, out); code != ExitUsage {
+		t.Errorf("--to dot: exit %d, want %d", code, ExitUsage)
 	}
 }
