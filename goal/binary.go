@@ -79,6 +79,16 @@ package goal
 // makes a file cut at a chunk boundary an error rather than a shorter
 // schedule, and rank_count checks that chunks do not go missing.
 //
+// Whole schedules. ReadBinary (and ReadBinaryBlocks) hold all the
+// compressed chunks, a small fraction of the schedule they decode to, and
+// make two passes over them, each decompressing the chunks on all CPUs:
+// the first counts every chunk's ops and edges from the count fields and
+// the varints' final bytes alone, so that the schedule's slices can be
+// allocated at their final size, and the second decodes each chunk
+// straight into its place. Growing the slices instead would copy them
+// again and again and, for a while, need twice their size. Decompressing
+// twice is cheap: chunks of a collective decompress at several GB/s.
+//
 // Relative peers. Collectives are built from rank-symmetric patterns: in
 // a ring, in a dissemination barrier or in pairwise exchange, every rank
 // talks to r+d for the same distances d. Stored relative to the own rank,
@@ -126,7 +136,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -450,24 +464,29 @@ func WriteBinary(w io.Writer, s *Schedule) error {
 type Reader struct {
 	br  *bufio.Reader
 	off int64 // bytes consumed from br
-	h   Header
 	dec *zstd.Decoder
+	chunkDecoder
 
-	comp     []byte
-	raw      []byte // the current chunk, decompressed
-	pos      int    // next byte of raw
-	chunkOff int64  // file offset of the current chunk
-	left     int    // ranks of the current chunk still to decode
-	next     int    // next rank
-	work     []int32
-	err      error // sticky
+	comp []byte
+	left int // ranks of the current chunk still to decode
+	next int // next rank
+	work []int32
+	err  error // sticky
 }
 
-// NewReader reads the magic, version and header from r and returns a
-// Reader for the rank blocks.
-func NewReader(r io.Reader) (*Reader, error) {
-	// A frame is decoded whole into r.raw, which is also its window: a
-	// window limit would only refuse large chunks, not save memory.
+// chunkDecoder decodes the rank blocks of one decompressed chunk.
+type chunkDecoder struct {
+	h        Header
+	raw      []byte // the chunk, decompressed
+	pos      int    // next byte of raw
+	chunkOff int64  // file offset of the chunk
+	backward bool   // the last block decoded has an edge that does not go forward
+}
+
+// newZstdDecoder returns a decoder for the frames of a binary schedule. A
+// frame is decoded whole into its destination, which is also its window:
+// a window limit would only refuse large chunks, not save memory.
+func newZstdDecoder() (*zstd.Decoder, error) {
 	dec, err := zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxMemory(binMaxChunkRaw),
@@ -475,6 +494,16 @@ func NewReader(r io.Reader) (*Reader, error) {
 		zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, fmt.Errorf("goal: binary reader: %w", err)
+	}
+	return dec, nil
+}
+
+// NewReader reads the magic, version and header from r and returns a
+// Reader for the rank blocks.
+func NewReader(r io.Reader) (*Reader, error) {
+	dec, err := newZstdDecoder()
+	if err != nil {
+		return nil, err
 	}
 	br := &Reader{br: bufio.NewReader(r), dec: dec}
 	if err := br.readHeader(); err != nil {
@@ -492,10 +521,10 @@ func (r *Reader) failf(off int64, format string, args ...any) error {
 	return r.fail(off, fmt.Errorf(format, args...))
 }
 
-// failRaw returns a BinaryError at offset pos of the current chunk's
-// decompressed data.
-func (r *Reader) failRaw(pos int, format string, args ...any) error {
-	return &BinaryError{Offset: r.chunkOff, RawOffset: int64(pos), Err: fmt.Errorf(format, args...)}
+// failRaw returns a BinaryError at offset pos of the chunk's decompressed
+// data.
+func (d *chunkDecoder) failRaw(pos int, format string, args ...any) error {
+	return &BinaryError{Offset: d.chunkOff, RawOffset: int64(pos), Err: fmt.Errorf(format, args...)}
 }
 
 // ioErr turns an error from the underlying reader into the error to
@@ -592,156 +621,202 @@ func (r *Reader) nextBlock(b *RankBlock) error {
 			return err
 		}
 	}
-	start := r.pos
-	if err := r.decodeBlock(b, int32(r.next)); err != nil {
+	var err error
+	if r.work, err = r.block(b, int32(r.next), r.left == 1, r.work); err != nil {
 		return err
 	}
 	r.next++
 	r.left--
-	if r.left == 0 && r.pos != len(r.raw) {
-		return r.failRaw(r.pos, "%d bytes after the chunk's last rank block", len(r.raw)-r.pos)
-	}
-	var berr *BlockError
-	if r.work, berr = b.Validate(r.h.NumRanks, r.work); berr != nil {
-		return &BinaryError{Offset: r.chunkOff, RawOffset: int64(start), Err: berr}
-	}
 	return nil
+}
+
+// block decodes the next rank block of the chunk, that of rank, into b and
+// validates it; last says whether it is the chunk's last one. work is
+// Validate's scratch space, returned for reuse.
+func (d *chunkDecoder) block(b *RankBlock, rank int32, last bool, work []int32) ([]int32, error) {
+	start := d.pos
+	if err := d.decodeBlock(b, rank); err != nil {
+		return work, err
+	}
+	if last && d.pos != len(d.raw) {
+		return work, d.failRaw(d.pos, "%d bytes after the chunk's last rank block", len(d.raw)-d.pos)
+	}
+	// decodeBlock guarantees the other rules of Validate; with forward
+	// edges only, there is no cycle either.
+	if d.backward {
+		var cyc, edge int32
+		if work, cyc, edge = b.cycle(work); cyc >= 0 {
+			return work, &BinaryError{Offset: d.chunkOff, RawOffset: int64(start),
+				Err: &BlockError{Rank: b.Rank, Op: cyc, Edge: edge, Msg: "dependency cycle through this op"}}
+		}
+	}
+	return work, nil
+}
+
+// binFrame is a chunk as read from the file, still compressed.
+type binFrame struct {
+	off   int64 // file offset of its comp_len field
+	first int   // first rank
+	ranks int   // rank_count
+	comp  []byte
+	size  int // decompressed size, as its zstd header states
+	// ops and edges count the chunk's ops and dependency edges; they are
+	// set by ReadBinaryBlocks's counting pass.
+	ops, edges int
 }
 
 // readChunk reads and decompresses the next chunk, or the end marker.
 func (r *Reader) readChunk() error {
-	off := r.off
-	n, err := r.uvarint("comp_len")
+	f, err := r.nextFrame(r.comp)
 	if err != nil {
 		return err
 	}
+	r.comp = f.comp
+	if r.raw, err = f.decompress(r.dec, r.raw); err != nil {
+		return err
+	}
+	r.chunkOff = f.off
+	r.pos = 0
+	r.left = f.ranks
+	return nil
+}
+
+// nextFrame reads the next chunk, compressed, into buf's storage, or the
+// end marker: then it returns io.EOF. The chunk must start at rank r.next.
+func (r *Reader) nextFrame(buf []byte) (binFrame, error) {
+	off := r.off
+	n, err := r.uvarint("comp_len")
+	if err != nil {
+		return binFrame{}, err
+	}
 	if n == 0 {
 		if r.next < r.h.NumRanks {
-			return r.fail(off, fmt.Errorf("end marker after %d of %d ranks: %w", r.next, r.h.NumRanks, io.ErrUnexpectedEOF))
+			return binFrame{}, r.fail(off, fmt.Errorf("end marker after %d of %d ranks: %w", r.next, r.h.NumRanks, io.ErrUnexpectedEOF))
 		}
-		return io.EOF
+		return binFrame{}, io.EOF
 	}
 	if r.next == r.h.NumRanks {
-		return r.failf(off, "chunk after the last rank")
+		return binFrame{}, r.failf(off, "chunk after the last rank")
 	}
 	if n > binMaxChunkComp || n > math.MaxInt {
-		return r.failf(off, "chunk of %d bytes, more than %d", n, uint64(binMaxChunkComp))
+		return binFrame{}, r.failf(off, "chunk of %d bytes, more than %d", n, uint64(binMaxChunkComp))
 	}
 	fieldOff := r.off
 	first, err := r.uvarint("first_rank")
 	if err != nil {
-		return err
+		return binFrame{}, err
 	}
 	if first != uint64(r.next) {
-		return r.failf(fieldOff, "chunk starts at rank %d, expected rank %d", first, r.next)
+		return binFrame{}, r.failf(fieldOff, "chunk starts at rank %d, expected rank %d", first, r.next)
 	}
 	fieldOff = r.off
 	count, err := r.uvarint("rank_count")
 	if err != nil {
-		return err
+		return binFrame{}, err
 	}
 	if count == 0 || count > uint64(r.h.NumRanks-r.next) {
-		return r.failf(fieldOff, "chunk of %d ranks from rank %d, want 1..%d", count, r.next, r.h.NumRanks-r.next)
+		return binFrame{}, r.failf(fieldOff, "chunk of %d ranks from rank %d, want 1..%d", count, r.next, r.h.NumRanks-r.next)
 	}
-	if err := r.readComp(int(n)); err != nil {
-		return err
+	comp, err := r.readComp(buf, int(n))
+	if err != nil {
+		return binFrame{}, err
 	}
 	var zh zstd.Header
-	if err := zh.Decode(r.comp); err != nil {
-		return r.failf(off, "zstd frame header: %w", err)
+	if err := zh.Decode(comp); err != nil {
+		return binFrame{}, r.failf(off, "zstd frame header: %w", err)
 	}
 	switch {
 	case zh.Skippable || !zh.HasFCS:
-		return r.failf(off, "zstd frame without content size")
+		return binFrame{}, r.failf(off, "zstd frame without content size")
 	case zh.DictionaryID != 0:
-		return r.failf(off, "zstd frame with dictionary %d", zh.DictionaryID)
+		return binFrame{}, r.failf(off, "zstd frame with dictionary %d", zh.DictionaryID)
 	case zh.FrameContentSize > binMaxChunkRaw || zh.FrameContentSize > n*binMaxRatio || zh.FrameContentSize > math.MaxInt:
-		return r.failf(off, "zstd frame of %d bytes claims %d bytes of content", n, zh.FrameContentSize)
+		return binFrame{}, r.failf(off, "zstd frame of %d bytes claims %d bytes of content", n, zh.FrameContentSize)
 	}
-	size := int(zh.FrameContentSize)
-	if cap(r.raw) < size {
-		r.raw = make([]byte, 0, size)
+	return binFrame{off: off, first: int(first), ranks: int(count), comp: comp, size: int(zh.FrameContentSize)}, nil
+}
+
+// decompress decompresses f into dst's storage.
+func (f *binFrame) decompress(dec *zstd.Decoder, dst []byte) ([]byte, error) {
+	if cap(dst) < f.size {
+		dst = make([]byte, 0, f.size)
 	}
-	r.raw, err = r.dec.DecodeAll(r.comp, r.raw[:0])
-	if err == nil && len(r.raw) != size {
-		err = fmt.Errorf("%d bytes of content, %d declared", len(r.raw), size)
+	raw, err := dec.DecodeAll(f.comp, dst[:0])
+	if err == nil && len(raw) != f.size {
+		err = fmt.Errorf("%d bytes of content, %d declared", len(raw), f.size)
 	}
 	if err != nil {
-		r.raw = r.raw[:0]
-		return r.failf(off, "zstd: %w", err)
+		return dst[:0], &BinaryError{Offset: f.off, RawOffset: -1, Err: fmt.Errorf("zstd: %w", err)}
 	}
-	r.chunkOff = off
-	r.pos = 0
-	r.left = int(count)
-	return nil
+	return raw, nil
 }
 
-// readComp reads the n bytes of a compressed chunk into r.comp. Unless
-// earlier chunks made room, it reads in growing pieces, so that a large n
-// at the end of a short file costs no more than the bytes that are there.
-func (r *Reader) readComp(n int) error {
-	if cap(r.comp) >= n {
-		r.comp = r.comp[:n]
-		m, err := io.ReadFull(r.br, r.comp)
+// readComp reads the n bytes of a compressed chunk into buf's storage.
+// Unless buf has room, it reads in growing pieces, so that a large n at
+// the end of a short file costs no more than the bytes that are there.
+func (r *Reader) readComp(buf []byte, n int) ([]byte, error) {
+	if cap(buf) >= n {
+		buf = buf[:n]
+		m, err := io.ReadFull(r.br, buf)
 		r.off += int64(m)
 		if err != nil {
-			return r.ioErr(err)
+			return buf, r.ioErr(err)
 		}
-		return nil
+		return buf, nil
 	}
-	r.comp = r.comp[:0]
-	for len(r.comp) < n {
-		step := min(n-len(r.comp), max(len(r.comp), 64<<10))
-		r.comp = slices.Grow(r.comp, step)
-		m, err := io.ReadFull(r.br, r.comp[len(r.comp):len(r.comp)+step])
-		r.comp = r.comp[:len(r.comp)+m]
+	buf = buf[:0]
+	for len(buf) < n {
+		step := min(n-len(buf), max(len(buf), 64<<10))
+		buf = slices.Grow(buf, step)
+		m, err := io.ReadFull(r.br, buf[len(buf):len(buf)+step])
+		buf = buf[:len(buf)+m]
 		r.off += int64(m)
 		if err != nil {
-			return r.ioErr(err)
+			return buf, r.ioErr(err)
 		}
 	}
-	return nil
+	return buf, nil
 }
 
-// rawUvarint reads a uvarint at r.raw[r.pos:].
-func (r *Reader) rawUvarint() (uint64, bool) {
-	if r.pos < len(r.raw) {
-		if c := r.raw[r.pos]; c < 0x80 {
-			r.pos++
+// rawUvarint reads a uvarint at d.raw[d.pos:].
+func (d *chunkDecoder) rawUvarint() (uint64, bool) {
+	if d.pos < len(d.raw) {
+		if c := d.raw[d.pos]; c < 0x80 {
+			d.pos++
 			return uint64(c), true
 		}
 	}
-	v, n := binary.Uvarint(r.raw[r.pos:])
+	v, n := binary.Uvarint(d.raw[d.pos:])
 	if n <= 0 {
 		return 0, false
 	}
-	r.pos += n
+	d.pos += n
 	return v, true
 }
 
 // badVarint describes a failed rawUvarint at pos.
-func (r *Reader) badVarint(pos int, what string) error {
-	if _, n := binary.Uvarint(r.raw[pos:]); n == 0 {
-		return &BinaryError{Offset: r.chunkOff, RawOffset: int64(pos),
+func (d *chunkDecoder) badVarint(pos int, what string) error {
+	if _, n := binary.Uvarint(d.raw[pos:]); n == 0 {
+		return &BinaryError{Offset: d.chunkOff, RawOffset: int64(pos),
 			Err: fmt.Errorf("chunk data ends inside %s: %w", what, io.ErrUnexpectedEOF)}
 	}
-	return r.failRaw(pos, "%s: varint overflows 64 bits", what)
+	return d.failRaw(pos, "%s: varint overflows 64 bits", what)
 }
 
 // indexColumn decodes the cpu (bit binCPU) or nic (bit binNIC) column:
 // one value below limit for each op whose flags have the bit.
-func (r *Reader) indexColumn(b *RankBlock, flags []byte, bit byte, what string, limit int, rank int32) error {
+func (d *chunkDecoder) indexColumn(b *RankBlock, flags []byte, bit byte, what string, limit int, rank int32) error {
 	for i, f := range flags {
 		if f&bit == 0 {
 			continue
 		}
-		p := r.pos
-		v, ok := r.rawUvarint()
+		p := d.pos
+		v, ok := d.rawUvarint()
 		if !ok {
-			return r.badVarint(p, what)
+			return d.badVarint(p, what)
 		}
 		if v >= uint64(limit) {
-			return r.failRaw(p, "rank %d, op %d: %s %d, the header has %d %ss", rank, i, what, v, limit, what)
+			return d.failRaw(p, "rank %d, op %d: %s %d, the header has %d %ss", rank, i, what, v, limit, what)
 		}
 		if bit == binCPU {
 			b.Ops[i].CPU = uint16(v)
@@ -752,157 +827,522 @@ func (r *Reader) indexColumn(b *RankBlock, flags []byte, bit byte, what string, 
 	return nil
 }
 
-// decodeBlock decodes the rank block of rank at r.raw[r.pos:] into b.
-func (r *Reader) decodeBlock(b *RankBlock, rank int32) error {
-	b.Reset(rank)
-	p := r.pos
-	n, ok := r.rawUvarint()
-	if !ok {
-		return r.badVarint(p, "op_count")
+// uvarintAt reads a uvarint at raw[pos:] and returns it with the position
+// after it, or with -1 if there is none. The one- and two-byte cases are
+// inlined.
+func uvarintAt(raw []byte, pos int) (uint64, int) {
+	if uint(pos+1) < uint(len(raw)) {
+		c := uint64(raw[pos])
+		if c < 0x80 {
+			return c, pos + 1
+		}
+		if c2 := uint64(raw[pos+1]); c2 < 0x80 {
+			return c&0x7f | c2<<7, pos + 2
+		}
 	}
-	if n > uint64(len(r.raw)-r.pos)/binMinOpBytes {
-		return r.failRaw(p, "rank %d: %d ops in %d remaining bytes", rank, n, len(r.raw)-r.pos)
+	return uvarintLong(raw, pos)
+}
+
+func uvarintLong(raw []byte, pos int) (uint64, int) {
+	if pos > len(raw) {
+		return 0, -1
+	}
+	v, n := binary.Uvarint(raw[pos:])
+	if n <= 0 {
+		return 0, -1
+	}
+	return v, pos + n
+}
+
+// decodeBlock decodes the rank block of rank at d.raw[d.pos:] into b. It
+// guarantees every rule of Validate except the absence of cycles, and
+// sets d.backward if an edge goes to the same or an earlier op, without
+// which there can be none.
+func (d *chunkDecoder) decodeBlock(b *RankBlock, rank int32) error {
+	b.Reset(rank)
+	raw := d.raw
+	p := d.pos
+	n, pos := uvarintAt(raw, p)
+	if pos < 0 {
+		return d.badVarint(p, "op_count")
+	}
+	if n > uint64(len(raw)-pos)/binMinOpBytes {
+		return d.failRaw(p, "rank %d: %d ops in %d remaining bytes", rank, n, len(raw)-pos)
 	}
 	nops := int(n)
-	fpos := r.pos
-	flags := r.raw[fpos : fpos+nops]
-	r.pos += nops
+	fpos := pos
+	flags := raw[fpos : fpos+nops]
+	pos += nops
 	b.Ops = slices.Grow(b.Ops, nops)[:nops]
+	ops := b.Ops
+	all := byte(0) // the union of the flags
 	for i, f := range flags {
-		op := Op{Kind: Kind(f & binKindMask)}
-		if op.Kind == 0 || f&binReserved != 0 || f&(binTag|binAnyTag) == binTag|binAnyTag ||
-			f&binAnySource != 0 && op.Kind != Recv || op.Kind == Calc && f&(binTag|binAnyTag|binNIC) != 0 {
-			return r.failRaw(fpos+i, "rank %d, op %d: bad opflags %#02x", rank, i, f)
+		k := Kind(f & binKindMask)
+		if k == 0 || f&binReserved != 0 || f&(binTag|binAnyTag) == binTag|binAnyTag ||
+			f&binAnySource != 0 && k != Recv || k == Calc && f&(binTag|binAnyTag|binNIC) != 0 {
+			return d.failRaw(fpos+i, "rank %d, op %d: bad opflags %#02x", rank, i, f)
 		}
-		if f&binAnySource != 0 {
-			op.Peer = AnySource
-		}
-		if f&binAnyTag != 0 {
-			op.Tag = AnyTag
-		}
-		b.Ops[i] = op
+		all |= f
 	}
-	for i := range b.Ops {
-		p = r.pos
-		if b.Ops[i].Size, ok = r.rawUvarint(); !ok {
-			return r.badVarint(p, "size")
-		}
-	}
-	numRanks := uint64(r.h.NumRanks)
 	var v uint64
+	for i, f := range flags {
+		p = pos
+		if v, pos = uvarintAt(raw, pos); pos < 0 {
+			return d.badVarint(p, "size")
+		}
+		// Field by field: an Op built aside and copied would be written
+		// in small pieces and read back whole, which stalls the CPU.
+		o := &ops[i]
+		o.Size = v
+		o.Peer = -int32(f >> 4 & 1) // AnySource
+		o.Tag = -uint32(f >> 3 & 1) // AnyTag
+		o.CPU, o.NIC, o.Kind = 0, 0, Kind(f&binKindMask)
+	}
+	numRanks := uint64(d.h.NumRanks)
 	for i, f := range flags {
 		if f&binKindMask == byte(Calc) || f&binAnySource != 0 {
 			continue
 		}
-		p = r.pos
-		if v, ok = r.rawUvarint(); !ok {
-			return r.badVarint(p, "peer")
+		p = pos
+		if v, pos = uvarintAt(raw, pos); pos < 0 {
+			return d.badVarint(p, "peer")
 		}
 		if v >= numRanks {
-			return r.failRaw(p, "rank %d, op %d: relative peer %d, want 0..%d", rank, i, v, numRanks-1)
+			return d.failRaw(p, "rank %d, op %d: relative peer %d, want 0..%d", rank, i, v, numRanks-1)
 		}
-		b.Ops[i].Peer = int32((uint64(rank) + v) % numRanks)
-	}
-	for i, f := range flags {
-		if f&binTag == 0 {
-			continue
+		peer := uint64(rank) + v // (rank + v) mod numRanks: both are below it
+		if peer >= numRanks {
+			peer -= numRanks
 		}
-		p = r.pos
-		if v, ok = r.rawUvarint(); !ok {
-			return r.badVarint(p, "tag")
+		ops[i].Peer = int32(peer)
+	}
+	if all&binTag != 0 {
+		for i, f := range flags {
+			if f&binTag == 0 {
+				continue
+			}
+			p = pos
+			if v, pos = uvarintAt(raw, pos); pos < 0 {
+				return d.badVarint(p, "tag")
+			}
+			if v > MaxTag {
+				return d.failRaw(p, "rank %d, op %d: tag %d, more than %d", rank, i, v, uint64(MaxTag))
+			}
+			ops[i].Tag = uint32(v)
 		}
-		if v > MaxTag {
-			return r.failRaw(p, "rank %d, op %d: tag %d, more than %d", rank, i, v, uint64(MaxTag))
+	}
+	if all&(binCPU|binNIC) != 0 {
+		d.pos = pos
+		if err := d.indexColumn(b, flags, binCPU, "cpu", d.h.NumCPUs, rank); err != nil {
+			return err
 		}
-		b.Ops[i].Tag = uint32(v)
+		if err := d.indexColumn(b, flags, binNIC, "nic", d.h.NumNICs, rank); err != nil {
+			return err
+		}
+		pos = d.pos
 	}
-	if err := r.indexColumn(b, flags, binCPU, "cpu", r.h.NumCPUs, rank); err != nil {
-		return err
-	}
-	if err := r.indexColumn(b, flags, binNIC, "nic", r.h.NumNICs, rank); err != nil {
-		return err
-	}
-	b.DepStart = slices.Grow(b.DepStart, nops+1)
-	b.DepStart = append(b.DepStart, 0)
+	b.DepStart = slices.Grow(b.DepStart, nops+1)[:nops+1]
+	ds := b.DepStart
+	ds[0] = 0
 	edges := uint64(0)
 	for i := 0; i < nops; i++ {
-		p = r.pos
-		if v, ok = r.rawUvarint(); !ok {
-			return r.badVarint(p, "succ_count")
+		p = pos
+		if v, pos = uvarintAt(raw, pos); pos < 0 {
+			return d.badVarint(p, "succ_count")
 		}
-		// Each edge takes a byte: their number is below len(r.raw), 2^32.
-		if edges += v; v > uint64(len(r.raw)-r.pos) || edges > uint64(len(r.raw)-r.pos) || edges > math.MaxInt32 {
-			return r.failRaw(p, "rank %d, op %d: %d edges, %d in all, in %d remaining bytes", rank, i, v, edges, len(r.raw)-r.pos)
+		// Each edge takes a byte: their number is below len(raw), 2^32.
+		if edges += v; v > uint64(len(raw)-pos) || edges > uint64(len(raw)-pos) || edges > math.MaxInt32 {
+			return d.failRaw(p, "rank %d, op %d: %d edges, %d in all, in %d remaining bytes", rank, i, v, edges, len(raw)-pos)
 		}
-		b.DepStart = append(b.DepStart, int32(edges))
+		ds[i+1] = int32(edges)
 	}
-	b.Deps = slices.Grow(b.Deps, int(edges))
+	b.Deps = slices.Grow(b.Deps, int(edges))[:edges]
+	deps := b.Deps
+	backward := false
+	e := 0
 	for i := 0; i < nops; i++ {
-		for e := b.DepStart[i]; e < b.DepStart[i+1]; e++ {
-			p = r.pos
-			if v, ok = r.rawUvarint(); !ok {
-				return r.badVarint(p, "edge")
+		for end := int(ds[i+1]); e < end; e++ {
+			p = pos
+			if v, pos = uvarintAt(raw, pos); pos < 0 {
+				return d.badVarint(p, "edge")
 			}
 			z := v >> 1
 			succ := int64(i) + (int64(z>>1) ^ -int64(z&1))
 			if succ < 0 || succ >= int64(nops) {
-				return r.failRaw(p, "rank %d, op %d: successor op %d outside 0..%d", rank, i, succ, nops-1)
+				return d.failRaw(p, "rank %d, op %d: successor op %d outside 0..%d", rank, i, succ, nops-1)
 			}
-			b.Deps = append(b.Deps, MakeDep(int32(succ), v&1 != 0))
+			backward = backward || succ <= int64(i)
+			deps[e] = MakeDep(int32(succ), v&1 != 0)
 		}
 	}
-	p = r.pos
-	nl, ok := r.rawUvarint()
-	if !ok {
-		return r.badVarint(p, "label_count")
+	d.backward = backward
+	p = pos
+	nl, pos := uvarintAt(raw, pos)
+	if pos < 0 {
+		return d.badVarint(p, "label_count")
 	}
-	if nl > n || nl > uint64(len(r.raw)-r.pos)/2 {
-		return r.failRaw(p, "rank %d: %d labels for %d ops in %d remaining bytes", rank, nl, n, len(r.raw)-r.pos)
+	if nl > n || nl > uint64(len(raw)-pos)/2 {
+		return d.failRaw(p, "rank %d: %d labels for %d ops in %d remaining bytes", rank, nl, n, len(raw)-pos)
 	}
 	next := uint64(0) // lowest op index the next label may have
 	for j := uint64(0); j < nl; j++ {
-		p = r.pos
-		gap, ok := r.rawUvarint()
-		if !ok {
-			return r.badVarint(p, "label gap")
+		p = pos
+		gap, q := uvarintAt(raw, pos)
+		if q < 0 {
+			return d.badVarint(p, "label gap")
 		}
 		if gap >= n-next { // next < n: one label per op at most
-			return r.failRaw(p, "rank %d: label of op %d or later, the rank has %d ops", rank, next, n)
+			return d.failRaw(p, "rank %d: label of op %d or later, the rank has %d ops", rank, next, n)
 		}
 		op := next + gap
-		p = r.pos
-		ln, ok := r.rawUvarint()
-		if !ok {
-			return r.badVarint(p, "label length")
+		p = q
+		ln, q := uvarintAt(raw, q)
+		if q < 0 {
+			return d.badVarint(p, "label length")
 		}
-		if ln > uint64(len(r.raw)-r.pos) {
-			return &BinaryError{Offset: r.chunkOff, RawOffset: int64(p),
+		if ln > uint64(len(raw)-q) {
+			return &BinaryError{Offset: d.chunkOff, RawOffset: int64(p),
 				Err: fmt.Errorf("rank %d, op %d: label of %d bytes beyond the chunk data: %w", rank, op, ln, io.ErrUnexpectedEOF)}
 		}
-		b.Labels = append(b.Labels, Label{Op: int32(op), Name: string(r.raw[r.pos : r.pos+int(ln)])})
-		r.pos += int(ln)
+		b.Labels = append(b.Labels, Label{Op: int32(op), Name: string(raw[q : q+int(ln)])})
+		pos = q + int(ln)
 		next = op + 1
 	}
+	d.pos = pos
 	return nil
 }
 
 // ReadBinary reads a whole schedule in the binary form. The schedule's
 // NumCPUs and NumNICs are the header's, which may exceed the largest
-// ones used.
+// ones used. Its slices are allocated at their final size: the chunks
+// are counted first, then decoded in parallel straight into place.
 func ReadBinary(r io.Reader) (*Schedule, error) {
+	var (
+		s  *Schedule
+		mu sync.Mutex // guards s.Labels
+	)
+	alloc := func(h Header, ops, edges int) error {
+		if ops > math.MaxInt32 || edges > math.MaxInt32 {
+			return fmt.Errorf("goal: binary schedule: %d ops and %d edges: %w", ops, edges, ErrTooLarge)
+		}
+		s = &Schedule{NumRanks: h.NumRanks, NumCPUs: h.NumCPUs, NumNICs: h.NumNICs,
+			RankStart: make([]int32, h.NumRanks+1), DepStart: make([]int32, ops+1)}
+		if ops > 0 {
+			s.Ops = make([]Op, ops)
+		}
+		if edges > 0 {
+			s.Deps = make([]Dep, edges)
+		}
+		return nil
+	}
+	visit := func(b *RankBlock, op, edge int) {
+		copy(s.Ops[op:], b.Ops)
+		ds := s.DepStart[op+1 : op+len(b.Ops)+1]
+		for i := range ds {
+			ds[i] = int32(edge) + b.DepStart[i+1]
+		}
+		copy(s.Deps[edge:], b.Deps)
+		s.RankStart[b.Rank+1] = int32(op + len(b.Ops))
+		if len(b.Labels) > 0 {
+			mu.Lock()
+			if s.Labels == nil {
+				s.Labels = make(map[int32]string)
+			}
+			for _, l := range b.Labels {
+				s.Labels[int32(op)+l.Op] = l.Name
+			}
+			mu.Unlock()
+		}
+	}
+	if err := ReadBinaryBlocks(r, alloc, visit); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ReadBinaryBlocks reads a whole schedule in the binary form and hands
+// out its rank blocks for the caller to store: it reads the compressed
+// chunks, counts their ops and edges (decompressing them on up to
+// GOMAXPROCS goroutines), calls alloc once with the header and the
+// totals, and then decodes the chunks again, in parallel, calling visit
+// for every rank block. op and edge are the indexes the block's first op
+// and first edge have in the whole schedule, ranks in order: the blocks
+// tile [0, ops) and [0, edges) in rank order, so visit can copy each into
+// place. visit is called concurrently for different blocks, and b is only
+// valid during the call. Blocks pass Validate, as with Reader.Next.
+//
+// On a malformed file it returns the error that a Reader would return
+// first, and visit may have seen some blocks; an error of alloc is
+// returned as it is.
+func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges int) error, visit func(b *RankBlock, op, edge int)) error {
 	br, err := NewReader(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	h := br.Header()
-	s, err := collect(br.Next, func() int { return h.NumRanks }, "goal: binary schedule")
-	if err != nil {
-		return nil, err
+	var (
+		frames []binFrame
+		tail   error // what ended the chunks if not the end marker
+	)
+	for {
+		f, err := br.nextFrame(nil)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			tail = err
+			break
+		}
+		frames = append(frames, f)
+		br.next = f.first + f.ranks
 	}
-	if s.NumCPUs > h.NumCPUs || s.NumNICs > h.NumNICs { // Next checks every op; this is a safety net
-		return nil, fmt.Errorf("goal: binary schedule uses %d cpus and %d nics, its header declares %d and %d: %w",
-			s.NumCPUs, s.NumNICs, h.NumCPUs, h.NumNICs, ErrBinary)
+	workers := make([]binWorker, max(1, min(runtime.GOMAXPROCS(0), len(frames))))
+	workers[0].dec = br.dec
+	// Count. A chunk that cannot be counted is malformed; the decoder
+	// then finds the error, in file order.
+	failed := parallelFrames(workers, len(frames), func(w *binWorker, i int) error {
+		f := &frames[i]
+		var err error
+		if w.raw, err = f.decompress(w.dec, w.raw); err != nil {
+			return err
+		}
+		var ok bool
+		if f.ops, f.edges, ok = countChunk(w.raw, f.ranks); !ok {
+			return errCount
+		}
+		return nil
+	})
+	if failed >= 0 || tail != nil {
+		return firstError(&workers[0], br.h, frames, tail)
 	}
-	s.NumCPUs, s.NumNICs = h.NumCPUs, h.NumNICs
-	return s, nil
+	ops, edges := 0, 0
+	opBase := make([]int, len(frames))
+	edgeBase := make([]int, len(frames))
+	for i := range frames {
+		opBase[i], edgeBase[i] = ops, edges
+		ops += frames[i].ops
+		edges += frames[i].edges
+	}
+	if err := alloc(br.h, ops, edges); err != nil {
+		return err
+	}
+	var errs []error
+	if len(frames) > 0 {
+		errs = make([]error, len(frames))
+	}
+	failed = parallelFrames(workers, len(frames), func(w *binWorker, i int) error {
+		f := &frames[i]
+		var err error
+		if w.raw, err = f.decompress(w.dec, w.raw); err != nil {
+			return err
+		}
+		d := chunkDecoder{h: br.h, raw: w.raw, chunkOff: f.off}
+		op, edge := opBase[i], edgeBase[i]
+		opEnd, edgeEnd := op+f.ops, edge+f.edges
+		for k := 0; k < f.ranks; k++ {
+			if w.work, err = d.block(&w.b, int32(f.first+k), k == f.ranks-1, w.work); err != nil {
+				return err
+			}
+			if op+len(w.b.Ops) > opEnd || edge+len(w.b.Deps) > edgeEnd {
+				return errCount
+			}
+			visit(&w.b, op, edge)
+			op += len(w.b.Ops)
+			edge += len(w.b.Deps)
+		}
+		if op != opEnd || edge != edgeEnd {
+			return errCount
+		}
+		return nil
+	}, errs...)
+	if failed >= 0 {
+		if errs[failed] == errCount {
+			return &BinaryError{Offset: frames[failed].off, RawOffset: -1, Err: errCount}
+		}
+		return errs[failed]
+	}
+	return nil
+}
+
+// errCount is a chunk that the counting pass does not understand, or
+// whose decoded blocks disagree with the count. The decoder reports such a
+// chunk's fault precisely, so a user never sees errCount unless the two
+// disagree, which would be a bug.
+var errCount = errors.New("chunk structure not understood (goal's counting pass disagrees with its decoder)")
+
+// binWorker is what one goroutine of ReadBinaryBlocks decodes with.
+type binWorker struct {
+	dec  *zstd.Decoder
+	raw  []byte
+	b    RankBlock
+	work []int32
+}
+
+// parallelFrames calls f for frames 0..n-1 on len(workers) goroutines and
+// returns the lowest index for which f failed, or -1. errs, if given, has
+// room for the error of every frame. Frames beyond a failed one may be
+// skipped.
+func parallelFrames(workers []binWorker, n int, f func(w *binWorker, i int) error, errs ...error) int {
+	var (
+		next   atomic.Int64
+		failed atomic.Int64 // lowest failed frame, n if none
+		wg     sync.WaitGroup
+	)
+	failed.Store(int64(n))
+	work := func(w *binWorker) {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n || int64(i) > failed.Load() {
+				return
+			}
+			if err := f(w, i); err != nil {
+				if errs != nil {
+					errs[i] = err
+				}
+				for {
+					old := failed.Load()
+					if int64(i) >= old || failed.CompareAndSwap(old, int64(i)) {
+						break
+					}
+				}
+			}
+		}
+	}
+	for k := 1; k < len(workers); k++ {
+		wg.Add(1)
+		go func(w *binWorker) {
+			defer wg.Done()
+			if w.dec == nil {
+				var err error
+				if w.dec, err = newZstdDecoder(); err != nil {
+					return // the other workers take the frames
+				}
+			}
+			work(w)
+		}(&workers[k])
+	}
+	work(&workers[0])
+	wg.Wait()
+	if f := int(failed.Load()); f < n {
+		return f
+	}
+	return -1
+}
+
+// firstError is the error a Reader meets first in a file whose chunks are
+// frames, followed by tail (nil for the end marker): it decodes the
+// frames in order until one fails.
+func firstError(w *binWorker, h Header, frames []binFrame, tail error) error {
+	for i := range frames {
+		f := &frames[i]
+		var err error
+		if w.raw, err = f.decompress(w.dec, w.raw); err != nil {
+			return err
+		}
+		d := chunkDecoder{h: h, raw: w.raw, chunkOff: f.off}
+		for k := 0; k < f.ranks; k++ {
+			if w.work, err = d.block(&w.b, int32(f.first+k), k == f.ranks-1, w.work); err != nil {
+				return err
+			}
+		}
+	}
+	if tail != nil {
+		return tail
+	}
+	return &BinaryError{Offset: 0, RawOffset: -1, Err: errCount}
+}
+
+// countChunk counts the ops and dependency edges of the ranks rank blocks
+// in raw, a decompressed chunk, reading only the fields that say how long
+// the others are. ok is false if raw does not have that structure; the
+// decoder then says what is wrong.
+func countChunk(raw []byte, ranks int) (ops, edges int, ok bool) {
+	pos := 0
+	for ; ranks > 0; ranks-- {
+		n, p, ok := skimUvarint(raw, pos)
+		if !ok || n > uint64(len(raw)-p)/binMinOpBytes {
+			return 0, 0, false
+		}
+		pos = p + int(n)
+		vals := int(n) // sizes
+		for _, f := range raw[p:pos] {
+			if f&binKindMask != byte(Calc) && f&binAnySource == 0 {
+				vals++ // peer
+			}
+			vals += int(f>>2&1 + f>>5&1 + f>>6&1) // tag, cpu, nic
+		}
+		if pos, ok = skipUvarints(raw, pos, vals); !ok {
+			return 0, 0, false
+		}
+		e := uint64(0)
+		for i := uint64(0); i < n; i++ {
+			var v uint64
+			if v, pos, ok = skimUvarint(raw, pos); !ok {
+				return 0, 0, false
+			}
+			if e += v; v > uint64(len(raw)) || e > uint64(len(raw)) {
+				return 0, 0, false
+			}
+		}
+		if pos, ok = skipUvarints(raw, pos, int(e)); !ok {
+			return 0, 0, false
+		}
+		nl, p2, ok := skimUvarint(raw, pos)
+		if !ok || nl > uint64(len(raw)) {
+			return 0, 0, false
+		}
+		pos = p2
+		for j := uint64(0); j < nl; j++ {
+			if pos, ok = skipUvarints(raw, pos, 1); !ok {
+				return 0, 0, false
+			}
+			var ln uint64
+			if ln, pos, ok = skimUvarint(raw, pos); !ok || ln > uint64(len(raw)-pos) {
+				return 0, 0, false
+			}
+			pos += int(ln)
+		}
+		ops += int(n)
+		edges += int(e)
+	}
+	return ops, edges, pos == len(raw)
+}
+
+// skimUvarint reads a uvarint at raw[pos:] and returns it with the
+// position after it.
+func skimUvarint(raw []byte, pos int) (uint64, int, bool) {
+	if pos < len(raw) && raw[pos] < 0x80 {
+		return uint64(raw[pos]), pos + 1, true
+	}
+	if pos > len(raw) {
+		return 0, pos, false
+	}
+	v, n := binary.Uvarint(raw[pos:])
+	if n <= 0 {
+		return 0, pos, false
+	}
+	return v, pos + n, true
+}
+
+// skipUvarints returns the position after the k uvarints at raw[pos:]:
+// after their k-th final byte (one below 0x80), 8 bytes at a time where
+// it can.
+func skipUvarints(raw []byte, pos, k int) (int, bool) {
+	for k >= 8 && pos+8 <= len(raw) {
+		w := binary.LittleEndian.Uint64(raw[pos:])
+		c := bits.OnesCount64(^w & 0x8080808080808080)
+		if c > k {
+			break
+		}
+		k -= c
+		pos += 8
+	}
+	for ; k > 0; pos++ {
+		if pos >= len(raw) {
+			return pos, false
+		}
+		if raw[pos] < 0x80 {
+			k--
+		}
+	}
+	return pos, true
 }

@@ -4,12 +4,31 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"testing"
 )
 
+// readBinarySequential reads a binary schedule rank block by rank block
+// with a Reader, the reference for ReadBinary's parallel decoding.
+func readBinarySequential(r io.Reader) (*Schedule, error) {
+	br, err := NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	h := br.Header()
+	s, err := collect(br.Next, func() int { return h.NumRanks }, "goal: binary schedule")
+	if err != nil {
+		return nil, err
+	}
+	s.NumCPUs, s.NumNICs = h.NumCPUs, h.NumNICs
+	return s, nil
+}
+
 // FuzzReadBinary checks that ReadBinary never panics, that it fails only
-// with errors that wrap ErrBinary, and that what it reads survives
+// with errors that wrap ErrBinary, that it agrees with a Reader (the same
+// schedule or the same error), and that what it reads survives
 // WriteBinary and ReadBinary unchanged.
 func FuzzReadBinary(f *testing.F) {
 	for _, tc := range binSmall(f) {
@@ -31,6 +50,19 @@ func FuzzReadBinary(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ReadBinary(bytes.NewReader(data))
+		ref, refErr := readBinarySequential(bytes.NewReader(data))
+		if fmt.Sprint(err) != fmt.Sprint(refErr) || !reflect.DeepEqual(s, ref) {
+			t.Fatalf("ReadBinary: %v\n%+v\nReader: %v\n%+v", err, s, refErr, ref)
+		}
+		if err == nil { // the decoder checks what Validate does, faster
+			var b RankBlock
+			for r := 0; r < s.NumRanks; r++ {
+				s.Block(r, &b)
+				if _, berr := b.Validate(s.NumRanks, nil); berr != nil {
+					t.Fatalf("rank %d read, but invalid: %v", r, berr)
+				}
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, ErrBinary) {
 				t.Fatalf("error %q does not wrap ErrBinary", err)

@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -865,4 +867,92 @@ func BenchmarkReadBinary(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(data))/float64(s.NumOps()), "file-B/goalop")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(s.NumOps()), "ns/goalop")
+}
+
+// TestReadBinaryParallel reads files of many chunks, with labels, edges in
+// both directions and errors in several chunks, with GOMAXPROCS 1, 2 and
+// 4: ReadBinary decodes chunks in parallel, and must give the schedule, or
+// the error, that a Reader gives.
+func TestReadBinaryParallel(t *testing.T) {
+	const p = 300
+	blocks := make([]binBlock, p)
+	for r := range blocks {
+		blocks[r] = binBlock{
+			ops: []Op{
+				binRecv(uint64(r), int32((r+p-1)%p), uint32(r%7)),
+				binCalc(uint64(r) * 3),
+				binSend(uint64(r)+70000, int32((r+1)%p), uint32(r%7)),
+				{Kind: Send, Size: 5, Peer: int32((r + 2) % p), CPU: uint16(r % 3), NIC: uint16(r % 2)},
+				binRecv(5, AnySource, AnyTag),
+			},
+			succ: [][]Dep{binDeps(MakeDep(1, false), MakeDep(3, true)), binDeps(MakeDep(2, false)), nil, nil, binDeps(MakeDep(2, false))},
+		}
+		if r%5 == 0 {
+			blocks[r].labels = []Label{{Op: 1, Name: fmt.Sprintf("calc-%d", r)}, {Op: 4, Name: ""}}
+		}
+	}
+	s := binSchedule(t, blocks...)
+	s.NumCPUs, s.NumNICs = 3, 2
+	good := binEncode(t, s, 200) // many chunks
+	if n := bytes.Count(good, []byte{0x28, 0xb5, 0x2f, 0xfd}); n < 20 {
+		t.Fatalf("%d zstd frames; the test wants many chunks", n)
+	}
+	// Cycles in ranks 250 and 120, in different chunks: the Reader meets
+	// rank 120's first.
+	bad := *s
+	bad.Deps = slices.Clone(s.Deps)
+	bad.Deps[bad.DepStart[bad.RankStart[250]+4]] = MakeDep(4, false) // op 4 requires itself
+	bad.Deps[bad.DepStart[bad.RankStart[120]+1]] = MakeDep(0, false) // 0 -> 1 -> 0
+	badData := binEncodeUnchecked(t, &bad, 200)
+	cut := good[:len(good)*2/3]
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"good", good}, {"cycle", badData}, {"cut", cut}} {
+		want, wantErr := readBinarySequential(bytes.NewReader(tc.data))
+		for _, procs := range []int{1, 2, 4} {
+			runtime.GOMAXPROCS(procs)
+			got, err := ReadBinary(bytes.NewReader(tc.data))
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, GOMAXPROCS %d: ReadBinary gives %v, a Reader %v", tc.name, procs, err, wantErr)
+			}
+		}
+		if tc.name == "good" && (wantErr != nil || !reflect.DeepEqual(want, s)) {
+			t.Fatalf("good file: %v", wantErr)
+		}
+		if tc.name != "good" && wantErr == nil {
+			t.Fatalf("%s: no error", tc.name)
+		}
+		if tc.name == "cycle" && !strings.Contains(wantErr.Error(), "rank 120") {
+			t.Fatalf("cycle: %v, want rank 120's", wantErr)
+		}
+	}
+}
+
+// binEncodeUnchecked encodes s like binEncode, but without the Writer's
+// validation, so that a test can write a schedule that readers reject.
+func binEncodeUnchecked(tb testing.TB, s *Schedule, chunkTarget int) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{NumRanks: s.NumRanks, NumCPUs: s.NumCPUs, NumNICs: s.NumNICs})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w.chunkTarget = chunkTarget
+	var b RankBlock
+	for r := 0; r < s.NumRanks; r++ {
+		s.Block(r, &b)
+		w.raw = w.appendBlock(w.raw, &b)
+		w.next++
+		if len(w.raw) >= w.chunkTarget {
+			if err := w.flush(); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
 }

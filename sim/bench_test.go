@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/pattern"
 )
 
 // dissemination builds the schedule Schedgen writes for
@@ -61,20 +64,27 @@ func TestDisseminationHelperMatchesSchedgen(t *testing.T) {
 	}
 }
 
-// scheduleBytes is the in-memory size of a schedule's slices.
-func scheduleBytes(s *goal.Schedule) int {
-	return 24*cap(s.Ops) + 4*cap(s.RankStart) + 4*cap(s.DepStart) + 4*cap(s.Deps)
+// programBytes is the in-memory size of a program's slices.
+func programBytes(p *Program) int {
+	return int(unsafe.Sizeof(opRec{}))*cap(p.ops) + 4*cap(p.deps) + 4*cap(p.rankStart) +
+		int(unsafe.Sizeof(rankStartState{}))*cap(p.start) + 4*cap(p.cn)
 }
 
+// benchRun runs the compiled schedule b.N times: the engine alone, not
+// Compile.
 func benchRun(b *testing.B, s *goal.Schedule, q QueueKind) {
 	b.ReportAllocs()
+	p, err := Compile(s)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var events uint64
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := Run(s, Options{Params: DefaultParams(), Queue: q})
+		res, err := p.Run(Options{Params: DefaultParams(), Queue: q})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -86,7 +96,7 @@ func benchRun(b *testing.B, s *goal.Schedule, q QueueKind) {
 	perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(events)/(perRun/1e9), "events/s")
 	b.ReportMetric(perRun/float64(events), "ns/event")
-	b.ReportMetric(float64(scheduleBytes(s))/float64(len(s.Ops)), "sched-B/op")
+	b.ReportMetric(float64(programBytes(p))/float64(len(s.Ops)), "program-B/op")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(s.Ops)), "engine-B/op")
 }
 
@@ -102,9 +112,84 @@ func BenchmarkRunDissemination(b *testing.B) {
 	}
 }
 
+// patternSchedule builds the schedule `gopsim gen -p name -s ranks -d size` writes.
+func patternSchedule(tb testing.TB, name string, ranks int, size uint64) *goal.Schedule {
+	tb.Helper()
+	g, err := pattern.New(name, pattern.Params{Ranks: ranks, Size: size})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := goal.NewSchedule(g.NumRanks())
+	var x goal.Builder
+	for r := 0; r < g.NumRanks(); r++ {
+		x.Reset(int32(r))
+		g.Rank(&x, r)
+		if err := s.AppendRank(x.Block()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s
+}
+
+// BenchmarkRunPattern runs schedules of `gopsim gen` at the scale of the
+// end-to-end table in docs/performance.md.
+func BenchmarkRunPattern(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{
+		{"allreduce_recdoub", 16384, 1 << 20},
+		{"binomialtreebcast", 131072, 1024},
+		{"linear_alltoall", 128, 1024},
+	} {
+		s := patternSchedule(b, c.name, c.ranks, c.size)
+		b.Run(fmt.Sprintf("%s/P=%d", c.name, c.ranks), func(b *testing.B) { benchRun(b, s, RadixQueue) })
+	}
+}
+
 func BenchmarkRunConformance(b *testing.B) {
 	for _, f := range []string{"linear_alltoall_n64_d1024", "allreduce_ring_n64_d65536_seqtag", "pipelinedringdep_n64_d65536_segmentsize8192"} {
 		s := loadText(b, "testdata/conformance/goal/"+f+".goal")
 		b.Run(f, func(b *testing.B) { benchRun(b, s, RadixQueue) })
+	}
+}
+
+// BenchmarkReadProgram decodes a binary schedule into a Program, in
+// parallel on GOMAXPROCS goroutines, and for comparison into a
+// goal.Schedule that is then compiled.
+func BenchmarkReadProgram(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{{"dissemination", 65536, 1024}, {"allreduce_recdoub", 16384, 1 << 20}} {
+		s := patternSchedule(b, c.name, c.ranks, c.size)
+		var file bytes.Buffer
+		if err := goal.WriteBinary(&file, s); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%s/P=%d/ReadProgram", c.name, c.ranks), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ReadProgram(bytes.NewReader(file.Bytes())); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(s.Ops)), "ns/goalop")
+		})
+		b.Run(fmt.Sprintf("%s/P=%d/ReadBinary+Compile", c.name, c.ranks), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				t, err := goal.ReadBinary(bytes.NewReader(file.Bytes()))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Compile(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(s.Ops)), "ns/goalop")
+		})
 	}
 }

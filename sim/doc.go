@@ -48,8 +48,13 @@
 // identical results.
 //
 // Ranks are data, not goroutines: the state is a few flat slices indexed
-// by rank or op, and the event loop allocates nothing per event. The
-// matching queues are hash tables keyed by rank, source and tag, each key
-// holding its entries in queue order, with per-rank lists for wildcard
-// matches, so a linear all-to-all does not go quadratic.
+// by rank or op (a Program: one 32-byte record per op, one 64-byte record
+// per rank), and the event loop allocates nothing per event. A rank's
+// matching queue is a short array scanned in order, or, beyond 64
+// entries, hash tables keyed by rank, source and tag with per-rank lists
+// for wildcard matches, so a linear all-to-all does not go quadratic.
+//
+// For large binary schedules, ReadProgram decodes the file straight into a
+// Program on all CPUs, without the goal.Schedule that Run takes; the
+// results are the same either way (docs/performance.md).
 package sim

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/gopsim/gopsim/goal"
 )
@@ -39,30 +40,47 @@ type Result struct {
 	Events   uint64  // events processed, put-backs included
 }
 
-// op states
-const (
-	stWaiting uint8 = iota // has unresolved predecessors
-	stQueued               // start event in the queue
-	stStarted              // started, completion not known yet
-	stDone                 // completed
-)
-
 type release struct{ rank, op int32 }
 
+// An event's key is its sequence number << 32, which orders events at the
+// same time (docs/model.md), and for the arrival of a message, keyArrival
+// and the receiving rank in the low bits, so that the event loop knows the
+// receiver without loading the send's record. Sequence numbers stay below
+// 2^32: each op's start event and each send's arrival takes one, and
+// there are fewer than 2^31 ops.
+const (
+	keyArrival = 1 << 31
+	keyRank    = keyArrival - 1
+)
+
+// rankRec is the state of one rank, one 64-byte cache line: the heads of
+// its posted and unexpected queues and, when they fit, its resource
+// clocks, so that an event at a rank touches one line of rank state.
+type rankRec struct {
+	posted, unexp mqHead
+	// The receives posted at time 0 that have not been matched are the
+	// ops g in [icur, iend) whose pend is stStarted|implicit (engine.init).
+	icur, iend int32
+	// clk holds the clocks at clock indexes 0 .. nc+2nn-1 when
+	// nc+2nn <= len(clk); otherwise engine.ext does.
+	clk [5]int64
+}
+
 type engine struct {
-	s     *goal.Schedule
-	p     Params
+	p     *Program
+	ops   []opRec
+	deps  []uint32
+	cn    []uint32
 	costs costTable // L, o, g, G, O by message size
-	ops   []goal.Op
+	eager int64     // S
 
+	// Clock indexes, per rank: CPU c is c, send NIC n is nc+n, receive
+	// NIC n is nc+nn+n; a clock holds the time the resource is free (a
+	// NIC may send or receive again).
 	nc, nn int32
-	cpu    []int64 // [rank*nc+c]: time CPU c of rank is free
-	snic   []int64 // [rank*nn+n]: time NIC n may send again
-	rnic   []int64 // [rank*nn+n]: time NIC n may receive again
-
-	pending []int32 // unresolved predecessors per op
-	tm      []int64 // per op: ready time until started, then the send's earliest completion
-	state   []uint8
+	ranks  []rankRec
+	ext    []int64 // the clocks, stride per rank, when they do not fit in rankRec
+	stride int32
 
 	useHeap bool
 	radix   radixQueue
@@ -73,10 +91,12 @@ type engine struct {
 	// messages (tag may be AnyTag), per receiving rank
 	posted, unexpected matchQueue
 
-	batch  []release
-	now    int64 // time of the event being processed
-	events uint64
-	done   int
+	batch    []release
+	scratch  []matchEntry // for explicit
+	now      int64        // time of the event being processed
+	events   uint64
+	done     int
+	implicit int // receives posted at time 0 and kept implicitly, not yet matched
 }
 
 // Run simulates schedule s under LogGOPS.
@@ -87,63 +107,129 @@ func Run(s *goal.Schedule, opt Options) (*Result, error) {
 	if !s.Complete() {
 		return nil, fmt.Errorf("sim: schedule has %d of %d ranks", len(s.RankStart)-1, s.NumRanks)
 	}
-	if cells := int64(s.NumRanks) * int64(s.NumCPUs+2*s.NumNICs); cells > MaxResourceSlots {
-		return nil, fmt.Errorf("sim: %d ranks with %d CPUs and %d NICs each need %d resource clocks (%d GiB); the limit is %d",
-			s.NumRanks, s.NumCPUs, s.NumNICs, cells, cells*8>>30, int64(MaxResourceSlots))
-	}
-	e := newEngine(s, opt)
-	if err := e.checkSizes(); err != nil {
+	if err := checkResources(s.NumRanks, s.NumCPUs, s.NumNICs); err != nil {
 		return nil, err
 	}
+	p, err := Compile(s)
+	if err != nil {
+		return nil, err
+	}
+	return p.run(opt)
+}
+
+// Run simulates the program under LogGOPS; see the package function Run.
+func (p *Program) Run(opt Options) (*Result, error) {
+	if err := opt.Params.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkResources(p.NumRanks, p.NumCPUs, p.NumNICs); err != nil {
+		return nil, err
+	}
+	return p.run(opt)
+}
+
+func checkResources(ranks, cpus, nics int) error {
+	if cells := int64(ranks) * int64(cpus+2*nics); cells > MaxResourceSlots {
+		return fmt.Errorf("sim: %d ranks with %d CPUs and %d NICs each need %d resource clocks (%d GiB); the limit is %d",
+			ranks, cpus, nics, cells, cells*8>>30, int64(MaxResourceSlots))
+	}
+	return nil
+}
+
+func (p *Program) run(opt Options) (*Result, error) {
+	if p.tooBig >= 0 {
+		g := int32(p.tooBig)
+		r := p.rankOf(g)
+		k := p.ops[g].kind()
+		return nil, fmt.Errorf("sim: rank %d op %d (%s): %s %d beyond the supported %d",
+			r, g-p.rankStart[r], p.label(r, g), k, p.tooBigSize, sizeLimit(k))
+	}
+	if p.dirty {
+		p.reset()
+	}
+	p.dirty = true
+	e := newEngine(p, opt)
 	e.init()
 	e.loop()
-	res := &Result{Params: opt.Params, NumRanks: s.NumRanks, NumOps: len(s.Ops), PerRank: make([]int64, s.NumRanks), Events: e.events}
-	for r := 0; r < s.NumRanks; r++ {
+	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events}
+	for r := int32(0); r < int32(p.NumRanks); r++ {
 		var m int64
-		for _, t := range e.cpu[r*int(e.nc) : (r+1)*int(e.nc)] {
-			m = max(m, t)
+		for c := int32(0); c < e.nc; c++ {
+			m = max(m, *e.clock(r, c))
 		}
 		res.PerRank[r] = m
 		if m > res.MaxTime {
-			res.MaxTime, res.MaxRank = m, r
+			res.MaxTime, res.MaxRank = m, int(r)
 		}
 	}
-	if e.done != len(e.ops) || e.posted.len() > 0 || e.unexpected.len() > 0 {
+	if e.done != p.NumOps() || e.posted.len() > 0 || e.implicit > 0 || e.unexpected.len() > 0 {
 		return res, e.stuck()
 	}
 	return res, nil
 }
 
-func newEngine(s *goal.Schedule, opt Options) *engine {
-	e := &engine{s: s, p: opt.Params, ops: s.Ops, nc: int32(s.NumCPUs), nn: int32(s.NumNICs)}
-	e.costs = newCostTable(&e.p)
-	e.cpu = make([]int64, s.NumRanks*s.NumCPUs)
-	e.snic = make([]int64, s.NumRanks*s.NumNICs)
-	e.rnic = make([]int64, s.NumRanks*s.NumNICs)
-	e.pending = make([]int32, len(s.Ops))
-	e.tm = make([]int64, len(s.Ops))
-	e.state = make([]uint8, len(s.Ops))
+// reset restores the per-op state a run changed: no ready times, every
+// op waiting for all its predecessors.
+func (p *Program) reset() {
+	for i := range p.ops {
+		p.ops[i].tm, p.ops[i].pend = 0, 0
+	}
+	for g := range p.ops {
+		ed := p.ops[g].edge
+		if ed&edgeList == 0 {
+			if ed != 0 {
+				p.ops[g+int(ed>>1)].pend++
+			}
+			continue
+		}
+		at := ed &^ edgeList
+		for _, d := range p.deps[at+1 : at+1+p.deps[at]] {
+			p.ops[d>>1].pend++
+		}
+	}
+	for r := range p.start {
+		lo, hi := p.rankStart[r], p.rankStart[r+1]
+		p.prepare(int32(r), lo, p.ops[lo:hi], p.deps)
+	}
+}
+
+func newEngine(p *Program, opt Options) *engine {
+	e := &engine{p: p, ops: p.ops, deps: p.deps, cn: p.cn, eager: opt.Params.EagerLimit,
+		nc: int32(p.NumCPUs), nn: int32(p.NumNICs)}
+	e.costs = newCostTable(&opt.Params)
+	e.stride = e.nc + 2*e.nn
+	e.ranks = make([]rankRec, p.NumRanks)
+	hugePages(e.ranks)
+	if int(e.stride) > len(rankRec{}.clk) {
+		e.ext = make([]int64, int64(p.NumRanks)*int64(e.stride))
+	}
 	e.useHeap = opt.Queue == HeapQueue
-	e.posted.init(s.NumRanks)
-	e.unexpected.init(s.NumRanks)
+	if !e.useHeap {
+		// Room in bucket 0 for an event per rank at one time, as
+		// symmetric schedules have, so that it seldom grows (leaving the
+		// outgrown arrays behind); pages never used take no memory.
+		e.radix.b0 = make([]event, 0, p.NumRanks)
+	}
+	e.posted.init()
+	e.unexpected.init()
 	return e
 }
 
-// checkSizes rejects ops whose costs could overflow int64 arithmetic.
-func (e *engine) checkSizes() error {
-	for g := range e.ops {
-		op := &e.ops[g]
-		limit := uint64(MaxMessage)
-		if op.Kind == goal.Calc {
-			limit = 1 << 62
-		}
-		if op.Size > limit {
-			r := e.s.RankOf(int32(g))
-			return fmt.Errorf("sim: rank %d op %d (%s): %s %d beyond the supported %d",
-				r, int32(g)-e.s.RankStart[r], e.s.Label(int32(g)), op.Kind, op.Size, limit)
-		}
+// clock returns clock i of rank r.
+func (e *engine) clock(r, i int32) *int64 {
+	if e.ext == nil {
+		return &e.ranks[r].clk[i]
 	}
-	return nil
+	return &e.ext[r*e.stride+i]
+}
+
+// cpuNIC returns the CPU and NIC of op g.
+func (e *engine) cpuNIC(g int32) (int32, int32) {
+	if e.cn == nil {
+		return 0, 0
+	}
+	x := e.cn[g]
+	return int32(x >> 16), int32(x & 0xffff)
 }
 
 func (e *engine) push(ev event) {
@@ -157,81 +243,179 @@ func (e *engine) push(ev event) {
 	}
 }
 
-// init counts predecessors and inserts the ops that are ready at time 0,
-// rank by rank, sends then receives then calcs, each in definition order.
-// The receives among them are all posted before any message can arrive
-// (arrivals get later sequence numbers), so the posted queue is sized for
-// them up front.
+// init inserts the ops that are ready at time 0, rank by rank, sends then
+// receives then calcs, each in definition order.
+//
+// A receive among them without irequires successors is posted at once
+// instead: its start event would be processed at time 0 before any
+// arrival (arrivals get later sequence numbers), it would find the
+// unexpected queue empty, post itself behind the receives of its rank
+// before it, release nothing, and take no resource. Posting it now gives
+// the same queues without the event (it still counts in Result.Events),
+// and the sequence numbers of the other events keep their order.
+//
+// Such receives are the oldest entries of their rank's posted queue, in
+// definition order, and they are not copied into the queue: Program.prepare,
+// run while the schedule is decoded, has marked their records
+// stStarted|implicit, and a match scans them from the rank's icur before
+// looking at the queue (takeImplicit). That saves the queue's memory for
+// them and a cache line per match, and leaves init only the other ready
+// ops to visit, which prepare counted per rank.
 func (e *engine) init() {
-	s := e.s
-	for r := 0; r < s.NumRanks; r++ {
-		base := s.RankStart[r]
-		for g := base; g < s.RankStart[r+1]; g++ {
-			for _, d := range s.Deps[s.DepStart[g]:s.DepStart[g+1]] {
-				e.pending[base+d.Succ()]++
+	p := e.p
+	e.implicit = p.implicit
+	e.events += uint64(p.implicit)
+	var ready []int32 // a rank's ready ops, in definition order
+	for r := int32(0); r < int32(p.NumRanks); r++ {
+		st := &p.start[r]
+		rk := &e.ranks[r]
+		rk.icur, rk.iend = st.icur, st.iend
+		if st.ready == 0 {
+			continue
+		}
+		ready = ready[:0]
+		for g := p.rankStart[r]; len(ready) < int(st.ready); g++ {
+			if e.ops[g].pend == 0 {
+				ready = append(ready, g)
 			}
 		}
-	}
-	recvs := 0
-	for g := range e.ops {
-		if e.pending[g] == 0 && e.ops[g].Kind == goal.Recv {
-			recvs++
-		}
-	}
-	e.posted.reserve(recvs)
-	for r := 0; r < s.NumRanks; r++ {
-		for _, k := range [...]goal.Kind{goal.Send, goal.Recv, goal.Calc} {
-			for g := s.RankStart[r]; g < s.RankStart[r+1]; g++ {
-				if e.pending[g] == 0 && e.ops[g].Kind == k {
-					e.insert(int32(r), g)
+		for k := goal.Send; k <= goal.Calc; k++ {
+			for _, g := range ready {
+				if e.ops[g].kind() == k {
+					e.insert(r, g)
 				}
 			}
 		}
 	}
 }
 
-// insert puts the start event of a ready op into the queue at
-// max(ready time, free time of its resources).
-func (e *engine) insert(r, g int32) {
-	op := &e.ops[g]
-	t := max(e.tm[g], e.cpu[r*e.nc+int32(op.CPU)])
-	if op.Kind == goal.Send {
-		t = max(t, e.snic[r*e.nn+int32(op.NIC)])
+// implicitScan bounds the ops a match scans among a rank's implicitly
+// posted receives (takeImplicit). Matches usually take the oldest, but a
+// schedule can make every match scan far: once one would scan further,
+// the rank's remaining implicit receives move into its posted queue,
+// which finds matches in constant time however many entries it holds. A
+// variable so that tests can vary it; results do not depend on it.
+var implicitScan int32 = 4 * mqLinearMax
+
+// takeImplicit removes and returns the oldest receive posted at time 0 and
+// kept implicitly by rank r, whose record is rk, that matches a message
+// from src with tag. The scan moves icur past the ops at its front that
+// are not (or no longer) such receives, so each is passed over once; if it
+// has to go beyond implicitScan ops, it gives up on the implicit form for
+// the rank (explicit) and takes from its posted queue instead.
+func (e *engine) takeImplicit(r int32, rk *rankRec, src int32, tag uint32) (int32, bool) {
+	end := rk.iend
+	if end-rk.icur > implicitScan {
+		end = rk.icur + implicitScan
 	}
-	e.state[g] = stQueued
-	e.push(event{time: t, key: e.seq << 1, op: g, rank: r})
+	for g := rk.icur; g < end; g++ {
+		o := &e.ops[g]
+		if o.pend != stStarted|implicit {
+			if g == rk.icur {
+				rk.icur++
+			}
+			continue
+		}
+		if matches(o.peer, o.tag, src, tag) {
+			o.pend = stStarted
+			e.implicit--
+			if g == rk.icur {
+				rk.icur++
+			}
+			return g, true
+		}
+	}
+	if end == rk.iend {
+		return 0, false
+	}
+	e.explicit(r, rk)
+	m, ok := e.posted.take(&rk.posted, r, src, tag)
+	return m.op, ok
+}
+
+// explicit moves the receives that rank r keeps implicitly into its
+// posted queue, ahead of the entries there, which are all younger.
+func (e *engine) explicit(r int32, rk *rankRec) {
+	h := &rk.posted
+	later := e.scratch[:0]
+	for {
+		m, ok := e.posted.take(h, r, goal.AnySource, goal.AnyTag) // the oldest
+		if !ok {
+			break
+		}
+		later = append(later, m)
+	}
+	for g := rk.icur; g < rk.iend; g++ {
+		if o := &e.ops[g]; o.pend == stStarted|implicit {
+			o.pend = stStarted
+			e.implicit--
+			e.posted.push(h, r, o.peer, o.tag, g)
+		}
+	}
+	for _, m := range later {
+		e.posted.push(h, r, m.src, m.tag, m.op)
+	}
+	rk.icur = rk.iend
+	e.scratch = later[:0]
+}
+
+func (e *engine) insert(r, g int32) {
+	o := &e.ops[g]
+	c, n := e.cpuNIC(g)
+	t := max(o.tm, *e.clock(r, c))
+	if o.kind() == goal.Send {
+		t = max(t, *e.clock(r, e.nc+n))
+	}
+	o.pend = stQueued
+	e.push(event{time: t, key: e.seq << 32, op: g, rank: r})
 	e.seq++
 }
 
 // resolve records that one predecessor of op g (rank r) is resolved at t.
 func (e *engine) resolve(r, g int32, t int64) {
-	if e.tm[g] < t {
-		e.tm[g] = t
+	o := &e.ops[g]
+	if o.tm < t {
+		o.tm = t
 	}
-	e.pending[g]--
-	if e.pending[g] == 0 {
+	o.pend--
+	if o.pend == 0 { // stWaiting is 0
 		e.batch = append(e.batch, release{r, g})
 	}
 }
 
 // started releases the irequires successors of op g at its start time t.
 func (e *engine) started(r, g int32, t int64) {
-	base := e.s.RankStart[r]
-	for _, d := range e.s.Deps[e.s.DepStart[g]:e.s.DepStart[g+1]] {
-		if d.Start() {
-			e.resolve(r, base+d.Succ(), t)
+	ed := e.ops[g].edge
+	if ed&edgeList == 0 {
+		if ed&1 != 0 {
+			e.resolve(r, g+int32(ed>>1), t)
+		}
+		return
+	}
+	at := ed &^ edgeList
+	for _, d := range e.deps[at+1 : at+1+e.deps[at]] {
+		if d&1 != 0 {
+			e.resolve(r, int32(d>>1), t)
 		}
 	}
 }
 
 // completed marks op g done at t and releases its requires successors.
 func (e *engine) completed(r, g int32, t int64) {
-	e.state[g] = stDone
+	o := &e.ops[g]
+	o.pend = stDone
 	e.done++
-	base := e.s.RankStart[r]
-	for _, d := range e.s.Deps[e.s.DepStart[g]:e.s.DepStart[g+1]] {
-		if !d.Start() {
-			e.resolve(r, base+d.Succ(), t)
+	ed := o.edge
+	if ed&edgeList == 0 {
+		if ed != 0 && ed&1 == 0 {
+			e.resolve(r, g+int32(ed>>1), t)
+		}
+		return
+	}
+	at := ed &^ edgeList
+	for _, d := range e.deps[at+1 : at+1+e.deps[at]] {
+		if d&1 == 0 {
+			e.resolve(r, int32(d>>1), t)
 		}
 	}
 }
@@ -241,7 +425,12 @@ func (e *engine) completed(r, g int32, t int64) {
 // order (LogGOPSim's order, made stable).
 func (e *engine) flush() {
 	b := e.batch
-	if len(b) == 0 {
+	switch len(b) {
+	case 0:
+		return
+	case 1:
+		e.insert(b[0].rank, b[0].op)
+		e.batch = b[:0]
 		return
 	}
 	last := int32(-1)
@@ -257,7 +446,7 @@ func (e *engine) flush() {
 		}
 		for k := goal.Send; k <= goal.Calc; k++ {
 			for _, x := range b {
-				if x.rank == r && e.ops[x.op].Kind == k {
+				if x.rank == r && e.ops[x.op].kind() == k {
 					e.insert(r, x.op)
 				}
 			}
@@ -287,16 +476,17 @@ func (e *engine) loop() {
 				return
 			}
 			ev = e.radix.pop()
+			e.prefetchNext()
 		}
 		e.events++
 		if invariants && ev.time < e.now {
 			panic(fmt.Sprintf("sim: clock went back from %d ns to %d ns", e.now, ev.time))
 		}
 		e.now = ev.time
-		if ev.key&1 != 0 {
+		if ev.key&keyArrival != 0 {
 			e.arrival(ev)
 		} else {
-			switch e.ops[ev.op].Kind {
+			switch e.ops[ev.op].kind() {
 			case goal.Calc:
 				e.calc(ev)
 			case goal.Send:
@@ -309,96 +499,146 @@ func (e *engine) loop() {
 	}
 }
 
+// prefetchAhead is how many events ahead of the one being processed the
+// event loop prefetches the state of (engine.prefetchNext).
+const prefetchAhead = 8
+
+// prefetchNext asks the CPU to load what the events that follow the one
+// being processed will touch, as far as bucket 0 of the radix queue (the
+// events at the current time, in processing order) shows them: for the
+// event prefetchAhead pops ahead, its op record and its rank's record (for
+// an arrival, the receiver's, whose number is in the event's key); for the
+// event half as far ahead, whose rank record is cached by then, an
+// arrival's first candidate receives. On the large symmetric schedules,
+// where thousands of events share a time and every event's state is far
+// from the last's in memory, this hides most of the cache misses: the
+// loop no longer waits for one line at a time (1.5x faster on a
+// 65,536-rank dissemination). It changes nothing but timing.
+func (e *engine) prefetchNext() {
+	if x, ok := e.radix.ahead(prefetchAhead); ok {
+		prefetch(uintptr(unsafe.Pointer(&e.ops[x.op])))
+		r := x.rank
+		if x.key&keyArrival != 0 {
+			r = int32(x.key & keyRank)
+		}
+		prefetch(uintptr(unsafe.Pointer(&e.ranks[r])))
+	}
+	if x, ok := e.radix.ahead(prefetchAhead / 2); ok && x.key&keyArrival != 0 {
+		rk := &e.ranks[x.key&keyRank]
+		if rk.icur < rk.iend {
+			prefetch(uintptr(unsafe.Pointer(&e.ops[rk.icur])))
+			if rk.icur+1 < rk.iend {
+				prefetch(uintptr(unsafe.Pointer(&e.ops[rk.icur+1])))
+			}
+		} else if h := &rk.posted; h.n > 0 && h.cap != mqHashed {
+			prefetch(uintptr(unsafe.Pointer(&e.posted.arena[h.off])))
+		}
+	}
+}
+
 func (e *engine) calc(ev event) {
-	op := &e.ops[ev.op]
-	ci := ev.rank*e.nc + int32(op.CPU)
-	if e.cpu[ci] > ev.time {
-		ev.time = e.cpu[ci]
+	o := &e.ops[ev.op]
+	c, _ := e.cpuNIC(ev.op)
+	cpu := e.clock(ev.rank, c)
+	if *cpu > ev.time {
+		ev.time = *cpu
 		e.push(ev)
 		return
 	}
-	end := ev.time + int64(op.Size)
-	e.cpu[ci] = end
-	e.state[ev.op] = stStarted
+	end := ev.time + int64(o.bytes())
+	*cpu = end
+	o.pend = stStarted
 	e.started(ev.rank, ev.op, ev.time)
 	e.completed(ev.rank, ev.op, end)
 }
 
 func (e *engine) send(ev event) {
-	op := &e.ops[ev.op]
-	ci := ev.rank*e.nc + int32(op.CPU)
-	ni := ev.rank*e.nn + int32(op.NIC)
-	if free := max(e.cpu[ci], e.snic[ni]); free > ev.time {
+	o := &e.ops[ev.op]
+	c, n := e.cpuNIC(ev.op)
+	cpu, nic := e.clock(ev.rank, c), e.clock(ev.rank, e.nc+n)
+	if free := max(*cpu, *nic); free > ev.time {
 		ev.time = free
 		e.push(ev)
 		return
 	}
 	t := ev.time
-	b := bytesBeyondFirst(op.Size)
-	e.state[ev.op] = stStarted
+	size := o.bytes()
+	b := bytesBeyondFirst(size)
+	o.pend = stStarted
 	e.started(ev.rank, ev.op, t)
-	c := e.costs.of(op.Size)
-	cpuEnd := t + c.o + c.O(b)
-	e.cpu[ci] = cpuEnd
-	e.snic[ni] = t + c.g + c.G(b)
-	e.push(event{time: t + c.o + c.L, key: e.seq<<1 | 1, op: ev.op, rank: ev.rank})
+	co := e.costs.of(size)
+	cpuEnd := t + co.o + co.O(b)
+	*cpu = cpuEnd
+	*nic = t + co.g + co.G(b)
+	e.push(event{time: t + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(o.peer)), op: ev.op, rank: ev.rank})
 	e.seq++
-	if int64(op.Size) <= e.p.EagerLimit {
+	if int64(size) <= e.eager {
 		e.completed(ev.rank, ev.op, cpuEnd)
 	} else {
-		e.tm[ev.op] = cpuEnd // completes when matched, not before this
+		o.tm = cpuEnd // completes when matched, not before this
 	}
 }
 
 // rendezvousMatched completes rendezvous send g of rank s, matched at t.
 func (e *engine) rendezvousMatched(s, g int32, t int64) {
-	op := &e.ops[g]
-	ci := s*e.nc + int32(op.CPU)
-	ni := s*e.nn + int32(op.NIC)
-	e.cpu[ci] = max(e.cpu[ci], t)
-	e.snic[ni] = max(e.snic[ni], t)
-	e.completed(s, g, max(t, e.tm[g]))
+	c, n := e.cpuNIC(g)
+	cpu, nic := e.clock(s, c), e.clock(s, e.nc+n)
+	*cpu = max(*cpu, t)
+	*nic = max(*nic, t)
+	e.completed(s, g, max(t, e.ops[g].tm))
 }
 
 func (e *engine) recv(ev event) {
-	op := &e.ops[ev.op]
+	o := &e.ops[ev.op]
 	t := ev.time
-	e.state[ev.op] = stStarted
+	o.pend = stStarted
 	e.started(ev.rank, ev.op, t)
-	if m, ok := e.unexpected.take(ev.rank, op.Peer, op.Tag); ok {
-		if int64(e.ops[m.op].Size) > e.p.EagerLimit {
+	rk := &e.ranks[ev.rank]
+	if m, ok := e.unexpected.take(&rk.unexp, ev.rank, o.peer, o.tag); ok {
+		if int64(e.ops[m.op].bytes()) > e.eager {
 			e.rendezvousMatched(m.src, m.op, t)
 		}
 		e.completed(ev.rank, ev.op, t)
 		return
 	}
-	e.posted.push(ev.rank, op.Peer, op.Tag, ev.op)
+	e.posted.push(&rk.posted, ev.rank, o.peer, o.tag, ev.op)
 }
 
 func (e *engine) arrival(ev event) {
-	op := &e.ops[ev.op]
-	q := op.Peer
-	ci := q*e.nc + int32(op.CPU)
-	ni := q*e.nn + int32(op.NIC)
-	if free := max(e.cpu[ci], e.rnic[ni]); free > ev.time {
+	o := &e.ops[ev.op]
+	q := int32(ev.key & keyRank) // o.peer
+	c, n := e.cpuNIC(ev.op)
+	cpu, nic := e.clock(q, c), e.clock(q, e.nc+e.nn+n)
+	if free := max(*cpu, *nic); free > ev.time {
 		ev.time = free
 		e.push(ev)
 		return
 	}
 	t := ev.time
-	b := bytesBeyondFirst(op.Size)
-	c := e.costs.of(op.Size)
-	cpuEnd := t + c.o + max(c.O(b), c.G(b))
-	e.cpu[ci] = cpuEnd
-	e.rnic[ni] = t + c.g + c.G(b)
-	if m, ok := e.posted.take(q, ev.rank, op.Tag); ok {
-		if int64(op.Size) > e.p.EagerLimit {
+	size := o.bytes()
+	b := bytesBeyondFirst(size)
+	co := e.costs.of(size)
+	cpuEnd := t + co.o + max(co.O(b), co.G(b))
+	*cpu = cpuEnd
+	*nic = t + co.g + co.G(b)
+	rk := &e.ranks[q]
+	if rk.icur < rk.iend {
+		if m, ok := e.takeImplicit(q, rk, ev.rank, o.tag); ok {
+			if int64(size) > e.eager {
+				e.rendezvousMatched(ev.rank, ev.op, t)
+			}
+			e.completed(q, m, cpuEnd)
+			return
+		}
+	}
+	if m, ok := e.posted.take(&rk.posted, q, ev.rank, o.tag); ok {
+		if int64(size) > e.eager {
 			e.rendezvousMatched(ev.rank, ev.op, t)
 		}
 		e.completed(q, m.op, cpuEnd)
 		return
 	}
-	e.unexpected.push(q, ev.rank, op.Tag, ev.op)
+	e.unexpected.push(&rk.unexp, q, ev.rank, o.tag, ev.op)
 }
 
 // Matching (docs/model.md): the oldest entry whose source and tag match,
@@ -467,37 +707,41 @@ func (d *DeadlockError) Error() string {
 func (e *engine) stuck() error {
 	d := &DeadlockError{}
 	posted := make(map[int32]bool)
-	e.posted.each(func(m matchEntry) { posted[m.op] = true })
 	unexp := make(map[int32]bool)
-	e.unexpected.each(func(m matchEntry) { unexp[m.op] = true })
-	for r := 0; r < e.s.NumRanks; r++ {
-		base := e.s.RankStart[r]
-		for g := base; g < e.s.RankStart[r+1]; g++ {
-			if e.state[g] == stDone && !unexp[g] {
+	for r := range e.ranks {
+		e.posted.each(&e.ranks[r].posted, int32(r), func(m matchEntry) { posted[m.op] = true })
+		e.unexpected.each(&e.ranks[r].unexp, int32(r), func(m matchEntry) { unexp[m.op] = true })
+	}
+	p := e.p
+	for r := 0; r < p.NumRanks; r++ {
+		base := p.rankStart[r]
+		for g := base; g < p.rankStart[r+1]; g++ {
+			o := &e.ops[g]
+			st := o.state()
+			if st == stDone && !unexp[g] {
 				continue
 			}
 			d.Total++
 			if len(d.Stuck) >= MaxStuckListed {
 				continue
 			}
-			op := e.ops[g]
 			var why string
 			switch {
-			case posted[g]:
+			case posted[g] || o.pend == stStarted|implicit:
 				why = "receive posted, no matching message arrived"
-			case unexp[g] && e.state[g] == stDone:
+			case unexp[g] && st == stDone:
 				why = "eager message delivered, no matching receive was ever posted"
 			case unexp[g]:
 				why = "message arrived, no matching receive was posted"
-			case e.state[g] == stStarted && op.Kind == goal.Send:
+			case st == stStarted && o.kind() == goal.Send:
 				why = "rendezvous send never matched by a receive"
-			case e.state[g] == stWaiting:
-				why = fmt.Sprintf("never ready: %d predecessors did not complete", e.pending[g])
+			case st == stWaiting:
+				why = fmt.Sprintf("never ready: %d predecessors did not complete", o.pend&pendMask)
 			default:
 				why = "did not complete"
 			}
-			d.Stuck = append(d.Stuck, StuckOp{Rank: r, Op: int(g - base), Label: e.s.Label(g), Kind: op.Kind,
-				Peer: op.Peer, Tag: op.Tag, Size: op.Size, Reason: why})
+			d.Stuck = append(d.Stuck, StuckOp{Rank: r, Op: int(g - base), Label: p.label(r, g), Kind: o.kind(),
+				Peer: o.peer, Tag: o.tag, Size: o.bytes(), Reason: why})
 		}
 	}
 	sort.SliceStable(d.Stuck, func(i, j int) bool { return d.Stuck[i].Rank < d.Stuck[j].Rank })

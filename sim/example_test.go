@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -40,6 +41,42 @@ func ExampleDeadlockError() {
 	// Output:
 	// true 1
 	// rank 0 op 0 (r): recv 8 bytes from 1 tag 3: receive posted, no matching message arrived
+}
+
+// A large binary schedule is best read straight into a Program, decoded
+// on all CPUs; it can then be run with several parameter sets.
+func ExampleReadProgram() {
+	s, err := goal.ReadText(strings.NewReader(`num_ranks 2
+rank 0 {
+send 1024b to 1 tag 7
+}
+rank 1 {
+recv 1024b from 0 tag 7
+}
+`), "example.goal")
+	if err != nil {
+		panic(err)
+	}
+	var file bytes.Buffer // a file written by gopsim gen or convert, say
+	if err := goal.WriteBinary(&file, s); err != nil {
+		panic(err)
+	}
+	p, err := sim.ReadProgram(&file)
+	if err != nil {
+		panic(err)
+	}
+	for _, L := range []int64{2500, 500} {
+		params := sim.DefaultParams()
+		params.L = L
+		res, err := p.Run(sim.Options{Params: params})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(p.NumRanks, p.NumOps(), res.PerRank)
+	}
+	// Output:
+	// 2 2 [1500 11638]
+	// 2 2 [1500 9638]
 }
 
 func ExampleReadParams() {

@@ -10,51 +10,87 @@ import (
 // This file holds matchQueue, the store behind the posted-receive queue and
 // the unexpected-message queue of every rank.
 //
-// An entry is (rank, src, tag, op) plus a sequence number seq that the queue
-// assigns in insertion order. A query (rank, src, tag) matches the entry of
-// that rank with the lowest seq whose source and tag match, where
+// An entry is (rank, src, tag, op). A query (rank, src, tag) matches the
+// oldest entry of that rank whose source and tag match, where
 // goal.AnySource as a source and goal.AnyTag as a tag, on either side, match
 // anything (docs/model.md, "Matching"). The matched entry is removed.
 //
-// Design. Entries live in one pool of nodes (a slice, index 0 unused so that
-// 0 is the nil link; removed nodes go on a free list). Each node is on two
-// lists:
+// Design. Most ranks hold a few entries at a time, and the ranks that an
+// event touches next are scattered over memory, so what a query costs is
+// the cache lines it touches. Each rank therefore has one of two forms:
 //
-//   - the FIFO of its key (rank, src, tag): a circular singly linked list
-//     whose tail links to its head. An open-addressing hash table
-//     (power-of-two size, linear probing, backward-shift deletion, at most
-//     half full, grows by doubling) maps each key with entries to the tail
-//     of its FIFO, in a 16-byte slot. All entries of one key match the same
-//     queries, so the head, the oldest, is the only one a query can pick.
-//   - the list of all entries of its rank in seq order, doubly linked, so
-//     that any entry can be unlinked in O(1).
+//   - linear (the usual one): its entries, 12 bytes each, in queue order
+//     in a segment of a shared arena. A query scans the segment from the
+//     front and takes the first match; removal closes the gap. A segment
+//     holds 4, 8, 16, 32 or 64 entries (classes 0 to 4) and moves to the
+//     next class when full; a segment given up goes on its class's free
+//     list.
+//   - hashed, for a rank that needs more than mqLinearMax entries, so that
+//     a linear all-to-all does not go quadratic. Its entries then live in a
+//     pool of nodes, each on two lists: the FIFO of its key (rank, src,
+//     tag), a circular singly linked list whose tail an open-addressing
+//     hash table (power-of-two size, linear probing, backward-shift
+//     deletion, at most half full) maps the key to; and the list of all
+//     entries of the rank in queue order (seq), doubly linked. A query
+//     without wildcards looks up its own key and, when the rank has entries
+//     with wildcards, the three wildcard keys it would match, and takes the
+//     oldest head; a query with a wildcard walks the rank's list. A hashed
+//     rank that empties becomes linear again.
 //
-// A query without wildcards looks up its own key and, when the rank has
-// entries with wildcards (counted per rank), the three keys with a wildcard
-// source and/or tag that it would match: at most four probes, and the oldest
-// head wins. A query with a wildcard walks the rank's list from the oldest
-// entry and takes the first that matches; that entry is the head of its
-// key's FIFO, since an older entry with the same key would have matched
-// first.
-//
-// Nothing here allocates once the pool and the table have grown to the
-// workload's peak (reserve sizes them up front when the peak is known);
-// there are no maps, interfaces or closures on these paths. An entry costs
-// a 32-byte node plus 32 to 64 bytes of table per distinct key.
+// A rank's form and where its entries are is its 8-byte mqHead, which the
+// caller keeps (the engine keeps it next to the rank's resource clocks, in
+// the cache line an event at that rank touches anyway) and passes to every
+// call. Nothing here allocates once the arena, the pool and the table have
+// grown to the workload's peak; there are no maps, interfaces or closures
+// on these paths.
 type matchQueue struct {
-	nodes []mqNode // nodes[0] is unused: link 0 is nil
-	free  int32    // first node of the free list (linked through next)
-	n     int      // entries
-	seq   uint64   // seq of the next entry
+	n int // entries
 
-	slots []mqSlot // len(slots) is a power of two; tail == 0 marks a free slot
-	shift uint8    // 64 - log2(len(slots)): a hash's top bits index the table
-	keys  int      // used slots
+	arena []mqEntry
+	free  [mqClasses]int32 // first free segment of each class, offset+1; 0 for none
 
-	ranks []mqRank
+	// hashed ranks
+	lists    []mqList // lists[0] is unused
+	freeList int32    // first free list (linked through head)
+	nodes    []mqNode // nodes[0] is unused: link 0 is nil
+	freeNode int32    // first node of the free list (linked through next)
+	seq      uint64   // seq of the next hashed entry
+	slots    []mqSlot // len(slots) is a power of two; tail == 0 marks a free slot
+	shift    uint8    // 64 - log2(len(slots)): a hash's top bits index the table
+	keys     int      // used slots
 }
 
-// mqNode is one entry. Its rank is that of the list it is on.
+const (
+	mqClasses   = 5
+	mqMinCap    = 4
+	mqLinearMax = mqMinCap << (mqClasses - 1) // entries a linear rank holds
+	mqHashed    = 0xffff                      // mqHead.cap of a hashed rank
+	mqMinSlots  = 64
+)
+
+// mqHead is the state of one rank.
+type mqHead struct {
+	// linear: off is the arena offset of the segment, n the entries.
+	// hashed: off indexes lists, and n and cap are mqHashed.
+	off int32
+	n   uint16
+	cap uint16 // capacity of the segment (0: none), or mqHashed
+}
+
+// mqList is the list of a hashed rank's entries, in queue order.
+type mqList struct {
+	head, tail int32 // first and last node
+	wild       int32 // entries with a wildcard
+}
+
+// mqEntry is an entry of a linear rank.
+type mqEntry struct {
+	src int32
+	tag uint32
+	op  int32
+}
+
+// mqNode is an entry of a hashed rank.
 type mqNode struct {
 	seq          uint64
 	src          int32
@@ -72,12 +108,6 @@ type mqSlot struct {
 	tail      int32
 }
 
-// mqRank is the list of one rank's entries in seq order.
-type mqRank struct {
-	head, tail int32
-	wild       int32 // entries whose src is AnySource or tag is AnyTag
-}
-
 // matchEntry is an entry as the queue reports it.
 type matchEntry struct {
 	rank, src int32
@@ -85,27 +115,20 @@ type matchEntry struct {
 	op        int32
 }
 
-const mqMinSlots = 64
+func mqClassCap(c uint8) int { return mqMinCap << c }
 
-// init empties q and sizes it for ranks 0 .. nranks-1.
-func (q *matchQueue) init(nranks int) {
-	*q = matchQueue{
-		nodes: make([]mqNode, 1, 64),
-		slots: make([]mqSlot, mqMinSlots),
-		shift: uint8(64 - ceilLog2(mqMinSlots)),
-		ranks: make([]mqRank, nranks),
+// mqClassFor returns the smallest class that holds n <= mqLinearMax entries.
+func mqClassFor(n int) uint8 {
+	c := uint8(0)
+	for mqClassCap(c) < n {
+		c++
 	}
+	return c
 }
 
-// reserve makes room for n entries with distinct keys in all, so that q
-// grows no further until it holds more.
-func (q *matchQueue) reserve(n int) {
-	if n+1 > cap(q.nodes) {
-		q.nodes = slices.Grow(q.nodes, n+1-len(q.nodes))
-	}
-	if size := 1 << ceilLog2(2*n); size > len(q.slots) {
-		q.resize(size)
-	}
+// init empties q. The heads of its ranks must be zero.
+func (q *matchQueue) init() {
+	*q = matchQueue{}
 }
 
 // ceilLog2 returns the smallest k with 1<<k >= n.
@@ -124,6 +147,121 @@ func isWild(src int32, tag uint32) bool {
 	return src == goal.AnySource || tag == goal.AnyTag
 }
 
+// matches reports whether an entry (src, tag) matches a query (qsrc, qtag).
+func matches(src int32, tag uint32, qsrc int32, qtag uint32) bool {
+	return (src == qsrc || src == goal.AnySource || qsrc == goal.AnySource) &&
+		(tag == qtag || tag == goal.AnyTag || qtag == goal.AnyTag)
+}
+
+// allocSeg returns the offset of a free segment of class c.
+func (q *matchQueue) allocSeg(c uint8) int32 {
+	if f := q.free[c]; f != 0 {
+		q.free[c] = q.arena[f-1].op
+		return f - 1
+	}
+	return q.grab(mqClassCap(c))
+}
+
+// grab returns the offset of size new entries at the end of the arena.
+func (q *matchQueue) grab(size int) int32 {
+	off := len(q.arena)
+	if off+size > cap(q.arena) {
+		q.arena = slices.Grow(q.arena, max(size, off)) // double
+	}
+	q.arena = q.arena[:off+size]
+	return int32(off)
+}
+
+// freeSeg puts the segment of capacity size at off on its class's free
+// list.
+func (q *matchQueue) freeSeg(off int32, size int) {
+	c := mqClassFor(size)
+	q.arena[off].op = q.free[c]
+	q.free[c] = off + 1
+}
+
+// push appends entry (src, tag, op) to rank, whose head is h.
+func (q *matchQueue) push(h *mqHead, rank, src int32, tag uint32, op int32) {
+	q.n++
+	if h.n < h.cap { // never for a hashed rank: n is mqHashed too
+		q.arena[h.off+int32(h.n)] = mqEntry{src, tag, op}
+		h.n++
+		return
+	}
+	q.pushSlow(rank, h, src, tag, op)
+}
+
+// pushSlow is push to a rank whose segment is full or missing, or that is
+// hashed.
+func (q *matchQueue) pushSlow(rank int32, h *mqHead, src int32, tag uint32, op int32) {
+	switch {
+	case h.cap == mqHashed:
+	case h.cap == 0:
+		h.off, h.cap, h.n = q.allocSeg(0), mqMinCap, 0
+	case h.cap < mqLinearMax:
+		c := mqClassFor(int(h.cap) + 1)
+		off := q.allocSeg(c)
+		copy(q.arena[off:], q.arena[h.off:h.off+int32(h.n)])
+		q.freeSeg(h.off, int(h.cap))
+		h.off, h.cap = off, uint16(mqClassCap(c))
+	default:
+		// Full at the largest size: hash the rank.
+		off, n, size := h.off, int32(h.n), int(h.cap)
+		*h = mqHead{off: q.newList(), n: mqHashed, cap: mqHashed}
+		for _, e := range q.arena[off : off+n] {
+			q.hashPush(rank, &q.lists[h.off], e.src, e.tag, e.op)
+		}
+		q.freeSeg(off, size)
+	}
+	if h.cap == mqHashed {
+		q.hashPush(rank, &q.lists[h.off], src, tag, op)
+		return
+	}
+	q.arena[h.off+int32(h.n)] = mqEntry{src, tag, op}
+	h.n++
+}
+
+// newList returns the index of an empty list for a rank being hashed.
+func (q *matchQueue) newList() int32 {
+	if i := q.freeList; i != 0 {
+		q.freeList = q.lists[i].head
+		q.lists[i] = mqList{}
+		return i
+	}
+	if len(q.lists) == 0 {
+		q.lists = append(q.lists, mqList{})
+	}
+	q.lists = append(q.lists, mqList{})
+	return int32(len(q.lists) - 1)
+}
+
+// take removes and returns the entry of rank, whose head is h, that a
+// query from src with tag matches: the oldest whose source and tag match,
+// wildcards on either side matching anything. ok is false if there is
+// none.
+func (q *matchQueue) take(h *mqHead, rank, src int32, tag uint32) (e matchEntry, ok bool) {
+	if h.cap != mqHashed {
+		seg := q.arena[h.off : h.off+int32(h.n)]
+		for i := range seg {
+			x := seg[i]
+			if matches(x.src, x.tag, src, tag) {
+				copy(seg[i:], seg[i+1:])
+				h.n--
+				q.n--
+				return matchEntry{rank: rank, src: x.src, tag: x.tag, op: x.op}, true
+			}
+		}
+		return e, false
+	}
+	e, ok = q.hashTake(rank, &q.lists[h.off], src, tag)
+	if ok && q.lists[h.off].head == 0 { // empty: linear again
+		q.lists[h.off].head = q.freeList
+		q.freeList = h.off
+		*h = mqHead{}
+	}
+	return e, ok
+}
+
 // slotOf returns the home slot of key (rank, src, tag).
 func (q *matchQueue) slotOf(rank, src int32, tag uint32) int {
 	x := (uint64(uint32(rank))<<32 | uint64(uint32(src))) * 0x9e3779b97f4a7c15
@@ -133,6 +271,9 @@ func (q *matchQueue) slotOf(rank, src int32, tag uint32) int {
 
 // find returns the slot of key (rank, src, tag), or -1 if it has no entries.
 func (q *matchQueue) find(rank, src int32, tag uint32) int {
+	if q.keys == 0 {
+		return -1
+	}
 	mask := len(q.slots) - 1
 	for i := q.slotOf(rank, src, tag); ; i = (i + 1) & mask {
 		s := &q.slots[i]
@@ -145,14 +286,18 @@ func (q *matchQueue) find(rank, src int32, tag uint32) int {
 	}
 }
 
-// push appends entry (rank, src, tag, op) with the next seq.
-func (q *matchQueue) push(rank, src int32, tag uint32, op int32) {
+// hashPush appends entry (src, tag, op) to hashed rank with list h.
+func (q *matchQueue) hashPush(rank int32, h *mqList, src int32, tag uint32, op int32) {
+	if q.slots == nil {
+		q.nodes = make([]mqNode, 1, 64)
+		q.resize(mqMinSlots)
+	}
 	if 2*(q.keys+1) > len(q.slots) {
 		q.resize(2 * len(q.slots))
 	}
-	n := q.free
+	n := q.freeNode
 	if n != 0 {
-		q.free = q.nodes[n].next
+		q.freeNode = q.nodes[n].next
 	} else {
 		if len(q.nodes) == cap(q.nodes) { // double: append grows big slices by 1.25
 			q.nodes = slices.Grow(q.nodes, len(q.nodes))
@@ -160,18 +305,16 @@ func (q *matchQueue) push(rank, src int32, tag uint32, op int32) {
 		n = int32(len(q.nodes))
 		q.nodes = q.nodes[:n+1]
 	}
-	r := &q.ranks[rank]
-	q.nodes[n] = mqNode{seq: q.seq, src: src, tag: tag, op: op, rprev: r.tail}
+	q.nodes[n] = mqNode{seq: q.seq, src: src, tag: tag, op: op, rprev: h.tail}
 	q.seq++
-	q.n++
-	if r.tail != 0 {
-		q.nodes[r.tail].rnext = n
+	if h.tail != 0 {
+		q.nodes[h.tail].rnext = n
 	} else {
-		r.head = n
+		h.head = n
 	}
-	r.tail = n
+	h.tail = n
 	if isWild(src, tag) {
-		r.wild++
+		h.wild++
 	}
 	mask := len(q.slots) - 1
 	for i := q.slotOf(rank, src, tag); ; i = (i + 1) & mask {
@@ -208,17 +351,11 @@ func (q *matchQueue) older(a, b int) int {
 	return a
 }
 
-// take removes and returns the entry of rank that a query from src with tag
-// matches: the oldest whose source and tag match, wildcards on either side
-// matching anything. ok is false if there is none.
-func (q *matchQueue) take(rank, src int32, tag uint32) (e matchEntry, ok bool) {
-	r := &q.ranks[rank]
-	if r.head == 0 {
-		return e, false
-	}
+// hashTake is take on a hashed rank with list h.
+func (q *matchQueue) hashTake(rank int32, h *mqList, src int32, tag uint32) (e matchEntry, ok bool) {
 	if !isWild(src, tag) {
 		best := q.find(rank, src, tag)
-		if r.wild > 0 {
+		if h.wild > 0 {
 			best = q.older(best, q.find(rank, src, goal.AnyTag))
 			best = q.older(best, q.find(rank, goal.AnySource, tag))
 			best = q.older(best, q.find(rank, goal.AnySource, goal.AnyTag))
@@ -226,24 +363,24 @@ func (q *matchQueue) take(rank, src int32, tag uint32) (e matchEntry, ok bool) {
 		if best < 0 {
 			return e, false
 		}
-		return q.pop(rank, best), true
+		return q.pop(rank, h, best), true
 	}
-	for n := r.head; n != 0; n = q.nodes[n].rnext {
+	for n := h.head; n != 0; n = q.nodes[n].rnext {
 		nd := &q.nodes[n]
-		if (src == goal.AnySource || nd.src == goal.AnySource || nd.src == src) &&
-			(tag == goal.AnyTag || nd.tag == goal.AnyTag || nd.tag == tag) {
+		if matches(nd.src, nd.tag, src, tag) {
 			i := q.find(rank, nd.src, nd.tag)
 			if invariants && (i < 0 || q.head(i) != n) {
 				panic(fmt.Sprintf("sim: match queue: rank %d entry %d (src %d tag %d) is not the head of its key", rank, n, nd.src, nd.tag))
 			}
-			return q.pop(rank, i), true
+			return q.pop(rank, h, i), true
 		}
 	}
 	return e, false
 }
 
-// pop removes the head of slot i's FIFO, an entry of rank, and returns it.
-func (q *matchQueue) pop(rank int32, i int) matchEntry {
+// pop removes the head of slot i's FIFO, an entry of hashed rank with list
+// h, and returns it.
+func (q *matchQueue) pop(rank int32, h *mqList, i int) matchEntry {
 	s := &q.slots[i]
 	n := q.nodes[s.tail].next
 	nd := &q.nodes[n]
@@ -253,22 +390,21 @@ func (q *matchQueue) pop(rank int32, i int) matchEntry {
 	} else {
 		q.nodes[s.tail].next = nd.next
 	}
-	r := &q.ranks[rank]
 	if nd.rprev != 0 {
 		q.nodes[nd.rprev].rnext = nd.rnext
 	} else {
-		r.head = nd.rnext
+		h.head = nd.rnext
 	}
 	if nd.rnext != 0 {
 		q.nodes[nd.rnext].rprev = nd.rprev
 	} else {
-		r.tail = nd.rprev
+		h.tail = nd.rprev
 	}
 	if isWild(e.src, e.tag) {
-		r.wild--
+		h.wild--
 	}
-	*nd = mqNode{next: q.free}
-	q.free = n
+	*nd = mqNode{next: q.freeNode}
+	q.freeNode = n
 	q.n--
 	return e
 }
@@ -311,13 +447,17 @@ func (q *matchQueue) resize(size int) {
 	}
 }
 
-// each calls f for every entry, by rank, then in queue order. It is for
-// diagnostics, not for the event loop.
-func (q *matchQueue) each(f func(matchEntry)) {
-	for r := range q.ranks {
-		for n := q.ranks[r].head; n != 0; n = q.nodes[n].rnext {
+// each calls f for every entry of rank, whose head is h, in queue order.
+// It is for diagnostics, not for the event loop.
+func (q *matchQueue) each(h *mqHead, rank int32, f func(matchEntry)) {
+	if h.cap == mqHashed {
+		for n := q.lists[h.off].head; n != 0; n = q.nodes[n].rnext {
 			nd := &q.nodes[n]
-			f(matchEntry{rank: int32(r), src: nd.src, tag: nd.tag, op: nd.op})
+			f(matchEntry{rank: rank, src: nd.src, tag: nd.tag, op: nd.op})
 		}
+		return
+	}
+	for _, e := range q.arena[h.off : h.off+int32(h.n)] {
+		f(matchEntry{rank: rank, src: e.src, tag: e.tag, op: e.op})
 	}
 }

@@ -38,23 +38,70 @@ func (r refMatchQueue) all() []matchEntry {
 
 // checkMatchQueue verifies the internal structure of q against the
 // reference contents ref.
-func checkMatchQueue(t testing.TB, q *matchQueue, ref refMatchQueue) {
+func checkMatchQueue(t testing.TB, q *matchQueue, heads []mqHead, ref refMatchQueue) {
 	t.Helper()
 	want := ref.all()
 	if q.len() != len(want) {
 		t.Fatalf("len %d, reference %d", q.len(), len(want))
 	}
 	var got []matchEntry
-	q.each(func(e matchEntry) { got = append(got, e) })
+	for r := range heads {
+		q.each(&heads[r], int32(r), func(e matchEntry) { got = append(got, e) })
+	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("entries\n%v\nwant\n%v", got, want)
 	}
-	// rank lists: seq ascending, back links, wildcard counts
+	// Linear ranks: segments inside the arena, of their class, not
+	// overlapping each other or a free segment.
+	owner := make([]int, len(q.arena))
+	claim := func(off int32, size int, who int) {
+		if size < 1 || size > mqLinearMax || int(off)+size > len(q.arena) {
+			t.Fatalf("segment %d of %d entries outside the arena of %d", off, size, len(q.arena))
+		}
+		for i := off; i < off+int32(size); i++ {
+			if owner[i] != 0 {
+				t.Fatalf("arena entry %d in two segments (%d and %d)", i, owner[i], who)
+			}
+			owner[i] = who
+		}
+	}
+	for c := uint8(0); c < mqClasses; c++ {
+		for f := q.free[c]; f != 0; f = q.arena[f-1].op {
+			claim(f-1, mqClassCap(c), -1)
+		}
+	}
+	// Hashed ranks: lists in seq order with back links and wildcard counts.
 	inList := 0
-	for r, rl := range q.ranks {
+	hashed := make([]bool, len(heads))
+	lists := 0
+	for r := range heads {
+		h := &heads[r]
+		switch h.cap {
+		case 0:
+			if h.n != 0 {
+				t.Fatalf("rank %d: %d entries without a segment", r, h.n)
+			}
+			continue
+		case mqHashed:
+			if h.n != mqHashed || h.off <= 0 || int(h.off) >= len(q.lists) {
+				t.Fatalf("rank %d: hashed with n %d, list %d", r, h.n, h.off)
+			}
+			hashed[r] = true
+			lists++
+		default:
+			claim(h.off, int(h.cap), r+1)
+			if h.n > h.cap {
+				t.Fatalf("rank %d: %d entries in a segment of %d", r, h.n, h.cap)
+			}
+			continue
+		}
+		l := &q.lists[h.off]
+		if l.head == 0 {
+			t.Fatalf("rank %d: hashed and empty", r)
+		}
 		var prev int32
 		wild := int32(0)
-		for n := rl.head; n != 0; n = q.nodes[n].rnext {
+		for n := l.head; n != 0; n = q.nodes[n].rnext {
 			nd := &q.nodes[n]
 			if nd.rprev != prev {
 				t.Fatalf("rank %d node %d: rprev %d, want %d", r, n, nd.rprev, prev)
@@ -68,11 +115,11 @@ func checkMatchQueue(t testing.TB, q *matchQueue, ref refMatchQueue) {
 			prev = n
 			inList++
 		}
-		if rl.tail != prev {
-			t.Fatalf("rank %d: tail %d, want %d", r, rl.tail, prev)
+		if l.tail != prev {
+			t.Fatalf("rank %d: tail %d, want %d", r, l.tail, prev)
 		}
-		if rl.wild != wild {
-			t.Fatalf("rank %d: wild %d, want %d", r, rl.wild, wild)
+		if l.wild != wild {
+			t.Fatalf("rank %d: wild %d, want %d", r, l.wild, wild)
 		}
 	}
 	// hash table: every used slot is found from its home slot, its FIFO
@@ -85,6 +132,9 @@ func checkMatchQueue(t testing.TB, q *matchQueue, ref refMatchQueue) {
 		keys++
 		if j := q.find(s.rank, s.src, s.tag); j != i {
 			t.Fatalf("slot %d (%d %d %d) found at %d", i, s.rank, s.src, s.tag, j)
+		}
+		if !hashed[s.rank] {
+			t.Fatalf("slot %d: rank %d is not hashed", i, s.rank)
 		}
 		var prev int32
 		for n := q.head(i); ; n = q.nodes[n].next {
@@ -105,24 +155,32 @@ func checkMatchQueue(t testing.TB, q *matchQueue, ref refMatchQueue) {
 			}
 		}
 	}
-	if keys != q.keys || inFIFO != len(want) || inList != len(want) {
-		t.Fatalf("keys %d (counted %d), %d entries in FIFOs and %d in rank lists, want %d", q.keys, keys, inFIFO, inList, len(want))
+	if keys != q.keys || inFIFO != inList {
+		t.Fatalf("keys %d (counted %d), %d entries in FIFOs and %d in rank lists", q.keys, keys, inFIFO, inList)
 	}
 	if 2*q.keys > len(q.slots) {
 		t.Fatalf("%d keys in %d slots", q.keys, len(q.slots))
 	}
 	free := 0
-	for n := q.free; n != 0; n = q.nodes[n].next {
+	for n := q.freeNode; n != 0; n = q.nodes[n].next {
 		free++
 	}
-	if free+len(want)+1 != len(q.nodes) {
-		t.Fatalf("%d free + %d used + 1 != %d nodes", free, len(want), len(q.nodes))
+	if len(q.nodes) > 0 && free+inList+1 != len(q.nodes) {
+		t.Fatalf("%d free + %d used + 1 != %d nodes", free, inList, len(q.nodes))
+	}
+	freeLists := 0
+	for i := q.freeList; i != 0; i = q.lists[i].head {
+		freeLists++
+	}
+	if len(q.lists) > 0 && freeLists+lists+1 != len(q.lists) {
+		t.Fatalf("%d free + %d used lists + 1 != %d", freeLists, lists, len(q.lists))
 	}
 }
 
 // matchDiff drives a matchQueue and the reference with the same operations.
 type matchDiff struct {
 	q      matchQueue
+	heads  []mqHead
 	ref    refMatchQueue
 	nranks int
 	nextOp int32
@@ -131,19 +189,20 @@ type matchDiff struct {
 
 func newMatchDiff(nranks int) *matchDiff {
 	d := &matchDiff{nranks: nranks, ref: make(refMatchQueue, nranks)}
-	d.q.init(nranks)
+	d.q.init()
+	d.heads = make([]mqHead, nranks)
 	return d
 }
 
 func (d *matchDiff) push(t testing.TB, rank, src int32, tag uint32) {
-	d.q.push(rank, src, tag, d.nextOp)
+	d.q.push(&d.heads[rank], rank, src, tag, d.nextOp)
 	d.ref.push(matchEntry{rank: rank, src: src, tag: tag, op: d.nextOp})
 	d.nextOp++
 	d.ops++
 }
 
 func (d *matchDiff) take(t testing.TB, rank, src int32, tag uint32) {
-	got, ok := d.q.take(rank, src, tag)
+	got, ok := d.q.take(&d.heads[rank], rank, src, tag)
 	want, wok := d.ref.take(rank, src, tag)
 	if ok != wok || got != want {
 		t.Fatalf("op %d: take(rank %d, src %d, tag %d) = %v %v, reference %v %v", d.ops, rank, src, tag, got, ok, want, wok)
@@ -174,27 +233,22 @@ func TestMatchQueueRandom(t *testing.T) {
 		pushPct           int // percent of operations that are pushes
 		wildPct           int // percent of sources and tags that are wildcards
 		steps             int
-		reserve, at       int // reserve(reserve) before step at
 	}{
-		{"tiny", 1, 2, 2, 50, 30, 20000, 0, 0},
-		{"collide", 3, 3, 3, 55, 20, 50000, 0, 0},
-		{"grow", 8, 6, 5, 70, 10, 50000, 0, 0},
-		{"drain", 4, 4, 4, 40, 25, 50000, 0, 0},
-		{"no-wildcards", 16, 16, 4, 50, 0, 50000, 0, 0},
-		{"mostly-wild", 2, 4, 4, 50, 60, 30000, 0, 0},
-		{"many-keys", 64, 64, 16, 55, 5, 100000, 0, 0},
-		{"reserved", 32, 32, 8, 55, 5, 50000, 5000, 0},
-		{"reserved-small", 4, 4, 4, 50, 20, 20000, 3, 0},
-		{"reserved-late", 64, 16, 4, 60, 10, 20000, 30000, 10000},
+		{"tiny", 1, 2, 2, 50, 30, 20000},
+		{"collide", 3, 3, 3, 55, 20, 50000},
+		{"grow", 8, 6, 5, 70, 10, 50000},
+		{"drain", 4, 4, 4, 40, 25, 50000},
+		{"no-wildcards", 16, 16, 4, 50, 0, 50000},
+		{"mostly-wild", 2, 4, 4, 50, 60, 30000},
+		{"many-keys", 64, 64, 16, 55, 5, 100000},
+		{"busy", 32, 32, 8, 55, 5, 50000},
+		{"small", 4, 4, 4, 50, 20, 20000},
+		{"wide", 64, 16, 4, 60, 10, 20000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(len(tc.name)), uint64(tc.steps)))
 			d := newMatchDiff(tc.ranks)
 			for step := 0; step < tc.steps; step++ {
-				if step == tc.at {
-					d.q.reserve(tc.reserve)
-					checkMatchQueue(t, &d.q, d.ref)
-				}
 				rank := int32(rng.IntN(tc.ranks))
 				src, tag := int32(rng.IntN(tc.srcs)), uint32(rng.IntN(tc.tags))
 				if rng.IntN(100) < tc.wildPct {
@@ -209,10 +263,10 @@ func TestMatchQueueRandom(t *testing.T) {
 					d.take(t, rank, src, tag)
 				}
 				if step%997 == 0 {
-					checkMatchQueue(t, &d.q, d.ref)
+					checkMatchQueue(t, &d.q, d.heads, d.ref)
 				}
 			}
-			checkMatchQueue(t, &d.q, d.ref)
+			checkMatchQueue(t, &d.q, d.heads, d.ref)
 			// drain with full wildcards: oldest first per rank
 			for r := int32(0); r < int32(tc.ranks); r++ {
 				for {
@@ -223,7 +277,7 @@ func TestMatchQueueRandom(t *testing.T) {
 					}
 				}
 			}
-			checkMatchQueue(t, &d.q, d.ref)
+			checkMatchQueue(t, &d.q, d.heads, d.ref)
 			if d.q.len() != 0 || d.q.keys != 0 {
 				t.Fatalf("after draining: %d entries, %d keys", d.q.len(), d.q.keys)
 			}
@@ -235,13 +289,14 @@ func TestMatchQueueRandom(t *testing.T) {
 // allocate nothing.
 func TestMatchQueueSteadyStateAllocs(t *testing.T) {
 	var q matchQueue
-	q.init(16)
+	q.init()
+	heads := make([]mqHead, 16)
 	fill := func() {
 		for i := 0; i < 1000; i++ {
-			q.push(int32(i%16), int32(i%7), uint32(i%5), int32(i))
+			q.push(&heads[i%16], int32(i%16), int32(i%7), uint32(i%5), int32(i))
 		}
 		for i := 0; i < 1000; i++ {
-			if _, ok := q.take(int32(i%16), int32(i%7), uint32(i%5)); !ok {
+			if _, ok := q.take(&heads[i%16], int32(i%16), int32(i%7), uint32(i%5)); !ok {
 				t.Fatalf("take %d failed", i)
 			}
 		}
@@ -250,16 +305,26 @@ func TestMatchQueueSteadyStateAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(10, fill); a != 0 {
 		t.Fatalf("%v allocations per run", a)
 	}
-	// after reserve(n), n entries with distinct keys fit
-	const n = 5000
-	q.init(16)
-	q.reserve(n)
-	nodes, slots := &q.nodes[0], &q.slots[0]
-	for i := 0; i < n; i++ {
-		q.push(int32(i%16), int32(i), uint32(i%3), int32(i))
-	}
-	if &q.nodes[0] != nodes || &q.slots[0] != slots {
-		t.Fatalf("%d entries after reserve(%d): the queue grew", q.len(), n)
+}
+
+// TestMatchQueueForms pushes and takes enough entries on one rank to move
+// it between the linear and the hashed form again and again, with
+// wildcards on both sides.
+func TestMatchQueueForms(t *testing.T) {
+	d := newMatchDiff(3)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := 0; round < 40; round++ {
+		n := 1 + rng.IntN(3*mqLinearMax)
+		for i := 0; i < n; i++ {
+			src, tag := matchSrc(rng.IntN(64), 6), matchTag(rng.IntN(64), 4)
+			d.push(t, int32(rng.IntN(3)), src, tag)
+		}
+		checkMatchQueue(t, &d.q, d.heads, d.ref)
+		for i := 0; i < n+2; i++ {
+			src, tag := matchSrc(rng.IntN(64), 6), matchTag(rng.IntN(64), 4)
+			d.take(t, int32(rng.IntN(3)), src, tag)
+		}
+		checkMatchQueue(t, &d.q, d.heads, d.ref)
 	}
 }
 
@@ -283,7 +348,7 @@ func FuzzMatchQueue(f *testing.F) {
 				d.take(t, rank, src, tag)
 			}
 		}
-		checkMatchQueue(t, &d.q, d.ref)
+		checkMatchQueue(t, &d.q, d.heads, d.ref)
 	})
 }
 
@@ -296,20 +361,21 @@ func BenchmarkMatchQueue(b *testing.B) {
 			b.ReportAllocs()
 			const ranks, live = 4096, 8192
 			var q matchQueue
-			q.init(ranks)
+			q.init()
+			heads := make([]mqHead, ranks)
 			for i := 0; i < live; i++ {
-				q.push(int32(i%ranks), int32(i/ranks), 0, int32(i))
+				q.push(&heads[i%ranks], int32(i%ranks), int32(i/ranks), 0, int32(i))
 			}
 			if tc.wild { // never matched, but every take probes for them
 				for r := int32(0); r < ranks; r++ {
-					q.push(r, goal.AnySource, 1, -1)
+					q.push(&heads[r], r, goal.AnySource, 1, -1)
 				}
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				j := i + live
-				q.push(int32(j%ranks), int32(j/ranks), 0, int32(j))
-				if _, ok := q.take(int32(i%ranks), int32(i/ranks), 0); !ok {
+				q.push(&heads[j%ranks], int32(j%ranks), int32(j/ranks), 0, int32(j))
+				if _, ok := q.take(&heads[i%ranks], int32(i%ranks), int32(i/ranks), 0); !ok {
 					b.Fatal("no match")
 				}
 			}

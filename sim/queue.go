@@ -23,7 +23,7 @@ import (
 // event is one pending simulation event. Events are ordered by (time, key); keys are unique.
 type event struct {
 	time int64  // ns
-	key  uint64 // tie-breaker: sequence number << 1 | kind bit; unique per event
+	key  uint64 // tie-breaker, unique per event (the engine's: sequence number << 32 | ...)
 	op   int32  // global op index
 	rank int32  // rank where the event happens
 }
@@ -57,34 +57,42 @@ func cmpKey(a, b event) int {
 // to lower buckets. Each event moves at most 64 times, so push and pop cost
 // amortized O(1) plus the sort of events that share a time.
 //
-// Storage: when last crosses a multiple of 2^k for the first time, bucket
-// k+1 briefly holds nearly every pending event. Were each bucket to keep
-// its own storage, the footprint would grow by about the pending set each
-// time simulated time doubles. Instead the storage of a redistributed
-// bucket becomes the spare, which the next bucket to fill up takes over,
-// so buckets above the span of pending times share one large array.
+// Storage: buckets 1..64 are chains of blocks of qBlock events from a pool
+// shared by all buckets: a bucket appends to its last block and takes a
+// new one from the pool when that is full; a redistributed bucket returns
+// its blocks but its last, which it keeps for the events to come. So the
+// queue holds about as many blocks as the pending events fill, whichever
+// buckets they are in, plus one partly filled block per bucket, and it
+// never copies a bucket to grow it. (Buckets as growing slices held
+// several times the pending set, and the arrays they outgrew stayed
+// allocated until the garbage collector ran, which a run that allocates
+// nothing else rarely lets it do.)
 //
-// Bucket 0 is kept sorted by key and consumed from the front (from head).
-// A push at time last goes there: it is appended when its key is greater
-// than every key there, as in the simulator, where keys grow with a
-// sequence number, and binary-search-inserted otherwise.
+// Bucket 0 is a plain slice, kept sorted by key and consumed from the front
+// (from head). A push at time last goes there: it is appended when its key
+// is greater than every key there, as in the simulator, where keys grow
+// with a sequence number, and binary-search-inserted otherwise.
 type radixQueue struct {
 	// lastx is the time of the last popped event XOR math.MinInt64, so that
 	// the zero value means last == math.MinInt64 and accepts any time.
 	lastx int64
 	n     int    // number of pending events
-	head  int    // buckets[0][:head] are popped; head == 0 when buckets[0] is empty
+	head  int    // b0[:head] are popped; head == 0 when b0 is empty
 	mask  uint64 // bit b-1 is set when bucket b (1 <= b <= 64) is non-empty
 	// min[b] is the minimum time in non-empty bucket b >= 1.
 	min [65]int64
-	// buckets[b] holds the pending events of bucket b; buckets[0][head:] is
-	// sorted by key, and all its events have time last.
-	buckets [65][]event
-	// spare is empty storage that no bucket uses: the largest that a
-	// redistributed bucket gave up. A bucket that fills up moves into it
-	// rather than grow, and leaves its own storage as the spare.
-	spare []event
+	// b0 is bucket 0: b0[head:] is sorted by key, and all its events have
+	// time last.
+	b0 []event
+	// tail[b] is the block bucket b >= 1 appends to (len < cap = qBlock,
+	// or nil); full[b] are its earlier blocks, all full, oldest first.
+	tail [65][]event
+	full [65][][]event
+	pool [][]event // free blocks, len 0
 }
+
+// qBlock is the number of events in a block of a radixQueue bucket (3 KiB).
+const qBlock = 128
 
 // last returns the time of the last popped event, math.MinInt64 if none.
 func (q *radixQueue) last() int64 { return q.lastx ^ math.MinInt64 }
@@ -95,10 +103,22 @@ func (q *radixQueue) len() int { return q.n }
 // reset empties the queue and forgets the last popped time; it keeps the
 // storage.
 func (q *radixQueue) reset() {
-	for b := range q.buckets {
-		q.buckets[b] = q.buckets[b][:0]
+	for b := 1; b < len(q.tail); b++ {
+		q.release(b)
 	}
+	q.b0 = q.b0[:0]
 	q.lastx, q.n, q.head, q.mask = 0, 0, 0, 0
+}
+
+// release empties bucket b >= 1, returning its full blocks to the pool
+// and keeping its tail block.
+func (q *radixQueue) release(b int) {
+	for _, blk := range q.full[b] {
+		q.pool = append(q.pool, blk[:0])
+	}
+	clear(q.full[b])
+	q.full[b] = q.full[b][:0]
+	q.tail[b] = q.tail[b][:0]
 }
 
 // push adds e. Precondition: e.time is at or after the time of the last
@@ -110,36 +130,43 @@ func (q *radixQueue) push(e event) {
 		q.pushMin(e)
 		return
 	}
-	// The same as in refill, written out twice for speed.
+	// The same as in redistribute, written out twice for speed.
 	bit := uint64(1) << (b - 1)
 	if q.mask&bit == 0 || e.time < q.min[b] {
 		q.min[b] = e.time
 	}
 	q.mask |= bit
-	bk := q.buckets[b]
-	if len(bk) == cap(bk) {
-		bk = q.grow(bk)
+	t := q.tail[b]
+	if len(t) == cap(t) {
+		t = q.newTail(b)
 	}
-	q.buckets[b] = append(bk, e)
+	q.tail[b] = append(t, e)
 }
 
-// grow returns bk with room for one more event: moved into the spare
-// storage if that is larger, leaving bk's storage as the spare, or else
-// grown by append. It is the rare path of adding to a bucket, kept out of
-// line so that the common path stays small.
+// newTail moves bucket b's full tail block, if any, to its full blocks
+// and returns a new, empty tail block from the pool. It is the rare path
+// of adding to a bucket, kept out of line so that the common path stays
+// small.
 //
 //go:noinline
-func (q *radixQueue) grow(bk []event) []event {
-	if cap(q.spare) > len(bk) {
-		bk, q.spare = append(q.spare, bk...), bk[:0]
-		return bk
+func (q *radixQueue) newTail(b int) []event {
+	if t := q.tail[b]; cap(t) > 0 {
+		q.full[b] = append(q.full[b], t)
 	}
-	return slices.Grow(bk, 1)
+	var t []event
+	if n := len(q.pool); n > 0 {
+		t, q.pool[n-1] = q.pool[n-1], nil
+		q.pool = q.pool[:n-1]
+	} else {
+		t = make([]event, 0, qBlock)
+	}
+	q.tail[b] = t
+	return t
 }
 
 // pushMin adds e, whose time is last, to bucket 0 in key order.
 func (q *radixQueue) pushMin(e event) {
-	b := q.buckets[0]
+	b := q.b0
 	if len(b) == cap(b) && q.head > 0 && q.head >= len(b)/2 {
 		// Full, and at least half of it popped: slide the pending events
 		// to the front rather than grow. The copy is paid for by the pops.
@@ -164,13 +191,13 @@ func (q *radixQueue) pushMin(e event) {
 	} else {
 		b = append(b, e)
 	}
-	q.buckets[0] = b
+	q.b0 = b
 }
 
 // peekTime returns the time of the event pop would return.
 // Precondition: q.len() > 0.
 func (q *radixQueue) peekTime() int64 {
-	if len(q.buckets[0]) > 0 {
+	if len(q.b0) > 0 {
 		return q.last()
 	}
 	return q.min[bits.TrailingZeros64(q.mask)+1]
@@ -179,18 +206,28 @@ func (q *radixQueue) peekTime() int64 {
 // pop removes and returns the event with the smallest (time, key).
 // Precondition: q.len() > 0.
 func (q *radixQueue) pop() event {
-	if len(q.buckets[0]) == 0 {
+	if len(q.b0) == 0 {
 		q.refill()
 	}
-	b := q.buckets[0]
+	b := q.b0
 	e := b[q.head]
 	q.head++
 	if q.head == len(b) {
-		q.buckets[0] = b[:0]
+		q.b0 = b[:0]
 		q.head = 0
 	}
 	q.n--
 	return e
+}
+
+// ahead returns the event that pop will return k pops from now, if it is
+// already in bucket 0 (k >= 0).
+func (q *radixQueue) ahead(k int) (event, bool) {
+	b := q.b0
+	if i := q.head + k; i < len(b) {
+		return b[i], true
+	}
+	return event{}, false
 }
 
 // refill moves last up to the smallest pending time and redistributes the
@@ -201,9 +238,26 @@ func (q *radixQueue) refill() {
 	last := q.min[src]
 	q.lastx = last ^ math.MinInt64
 	q.mask &^= 1 << (src - 1)
-	b0 := q.buckets[0]
-	for _, e := range q.buckets[src] {
-		b := bits.Len64(uint64(e.time ^ last)) // < src
+	b0 := q.b0
+	for i, blk := range q.full[src] {
+		b0 = q.redistribute(blk, last, b0)
+		q.pool = append(q.pool, blk[:0]) // at once: the buckets below may need it
+		q.full[src][i] = nil
+	}
+	q.full[src] = q.full[src][:0]
+	b0 = q.redistribute(q.tail[src], last, b0)
+	q.tail[src] = q.tail[src][:0] // kept: the bucket will fill again
+	if len(b0) > 1 {
+		slices.SortFunc(b0, cmpKey)
+	}
+	q.b0 = b0
+}
+
+// redistribute moves the events of blk, all at or after last, to bucket
+// 0 (returned, grown from b0) and the buckets below their old one.
+func (q *radixQueue) redistribute(blk []event, last int64, b0 []event) []event {
+	for _, e := range blk {
+		b := bits.Len64(uint64(e.time ^ last))
 		if b == 0 {
 			b0 = append(b0, e)
 			continue
@@ -213,21 +267,13 @@ func (q *radixQueue) refill() {
 			q.min[b] = e.time
 		}
 		q.mask |= bit
-		bk := q.buckets[b]
-		if len(bk) == cap(bk) {
-			bk = q.grow(bk)
+		t := q.tail[b]
+		if len(t) == cap(t) {
+			t = q.newTail(b)
 		}
-		q.buckets[b] = append(bk, e)
+		q.tail[b] = append(t, e)
 	}
-	if s := q.buckets[src]; cap(s) > cap(q.spare) {
-		q.buckets[src], q.spare = q.spare, s[:0]
-	} else {
-		q.buckets[src] = s[:0]
-	}
-	if len(b0) > 1 {
-		slices.SortFunc(b0, cmpKey)
-	}
-	q.buckets[0] = b0
+	return b0
 }
 
 // heapQueue is a 4-ary min-heap of events ordered by (time, key). Its zero

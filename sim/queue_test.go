@@ -68,7 +68,7 @@ func (q *refQueue) pop() event {
 func checkRadix(q *radixQueue) string {
 	last := q.last()
 	n := 0
-	b0 := q.buckets[0]
+	b0 := q.b0
 	if len(b0) == 0 && q.head != 0 {
 		return fmt.Sprintf("bucket 0 empty with head %d", q.head)
 	}
@@ -84,8 +84,45 @@ func checkRadix(q *radixQueue) string {
 		}
 	}
 	n += len(b0) - q.head
-	for b := 1; b < len(q.buckets); b++ {
-		bk := q.buckets[b]
+	blocks := map[*event]string{}
+	own := func(blk []event, who string) string {
+		if cap(blk) != qBlock {
+			return fmt.Sprintf("%s: block of capacity %d", who, cap(blk))
+		}
+		p := &blk[:1][0]
+		if other, ok := blocks[p]; ok {
+			return fmt.Sprintf("%s and %s share a block", who, other)
+		}
+		blocks[p] = who
+		return ""
+	}
+	for i, blk := range q.pool {
+		if len(blk) != 0 {
+			return fmt.Sprintf("pool block %d holds %d events", i, len(blk))
+		}
+		if msg := own(blk, fmt.Sprintf("pool block %d", i)); msg != "" {
+			return msg
+		}
+	}
+	for b := 1; b < len(q.tail); b++ {
+		var bk []event
+		for i, blk := range q.full[b] {
+			if len(blk) != qBlock {
+				return fmt.Sprintf("bucket %d: full block %d holds %d events", b, i, len(blk))
+			}
+			if msg := own(blk, fmt.Sprintf("bucket %d block %d", b, i)); msg != "" {
+				return msg
+			}
+			bk = append(bk, blk...)
+		}
+		if t := q.tail[b]; cap(t) > 0 {
+			if msg := own(t, fmt.Sprintf("bucket %d tail", b)); msg != "" {
+				return msg
+			}
+		} else if len(q.full[b]) > 0 {
+			return fmt.Sprintf("bucket %d: full blocks without a tail", b)
+		}
+		bk = append(bk, q.tail[b]...)
 		if got, want := q.mask&(1<<(b-1)) != 0, len(bk) > 0; got != want {
 			return fmt.Sprintf("bucket %d: mask bit %v, %d events", b, got, len(bk))
 		}
@@ -110,17 +147,16 @@ func checkRadix(q *radixQueue) string {
 	if n != q.n {
 		return fmt.Sprintf("n is %d, %d events pending", q.n, n)
 	}
-	if len(q.spare) != 0 {
-		return fmt.Sprintf("spare holds %d events", len(q.spare))
-	}
-	if cap(q.spare) > 0 {
-		for b, bk := range q.buckets {
-			if cap(bk) > 0 && &bk[:1][0] == &q.spare[:1][0] {
-				return fmt.Sprintf("bucket %d shares the spare storage", b)
-			}
-		}
-	}
 	return ""
+}
+
+// radixStorage returns the number of events q has room for.
+func radixStorage(q *radixQueue) int {
+	events := cap(q.b0) + len(q.pool)*qBlock
+	for b := range q.tail {
+		events += cap(q.tail[b]) + len(q.full[b])*qBlock
+	}
+	return events
 }
 
 // op is one step of a queue script: push ev, or pop when pop is set.
@@ -445,24 +481,26 @@ func TestQueueReset(t *testing.T) {
 	}
 	t.Run("radix keeps storage", func(t *testing.T) {
 		var q radixQueue
-		for i := range 1000 {
-			q.push(event{time: int64(i % 300), key: uint64(i)})
+		for i := range 5000 {
+			q.push(event{time: int64(i % 3000), key: uint64(i)})
 		}
 		for range 500 {
 			q.pop()
 		}
-		var caps [65]int
-		for b := range q.buckets {
-			caps[b] = cap(q.buckets[b])
-		}
+		before := radixStorage(&q)
 		q.reset()
-		for b := range q.buckets {
-			if cap(q.buckets[b]) != caps[b] {
-				t.Errorf("bucket %d: cap %d after reset, was %d", b, cap(q.buckets[b]), caps[b])
-			}
+		if after := radixStorage(&q); after != before {
+			t.Errorf("room for %d events after reset, %d before", after, before)
 		}
 		if msg := checkRadix(&q); msg != "" {
 			t.Errorf("after reset: %s", msg)
+		}
+		for i := range 5000 {
+			q.push(event{time: int64(i % 3000), key: uint64(i)})
+		}
+		// Buckets keep their last block; the others are shared.
+		if after := radixStorage(&q); after > before+64*qBlock {
+			t.Errorf("room for %d events after refilling, %d before", after, before)
 		}
 	})
 }
@@ -536,31 +574,31 @@ func TestQueueAllocs(t *testing.T) {
 // TestQueueRadixStorage checks that the radix queue's storage stays within a
 // small multiple of the pending events however far time advances. Each
 // time the clock first crosses a multiple of 2^k, one bucket holds nearly
-// every pending event; without the shared spare, every such bucket would
-// keep storage for all of them.
+// every pending event; with storage of its own, every such bucket would
+// keep room for all of them.
 func TestQueueRadixStorage(t *testing.T) {
-	const window = 1 << 10
-	var q radixQueue
-	h := newHold(1, 1<<16, 1<<10)
-	h.fill(window, q.push)
-	var e event
-	for range 1 << 20 {
-		e = q.pop()
-		q.push(h.next(e))
-	}
-	if e.time < 1<<18 {
-		t.Fatalf("time reached only %d; the test needs it to cross many powers of two", e.time)
-	}
-	events := cap(q.spare)
-	for _, bk := range q.buckets {
-		events += cap(bk)
-	}
-	t.Logf("storage for %d events, %.1f times the %d pending", events, float64(events)/window, window)
-	if events > 6*window {
-		t.Errorf("storage for %d events, %.1f times the %d pending", events, float64(events)/window, window)
-	}
-	if msg := checkRadix(&q); msg != "" {
-		t.Error(msg)
+	for _, window := range []int{1 << 10, 1 << 14} {
+		var q radixQueue
+		h := newHold(1, 1<<16, int64(window))
+		h.fill(window, q.push)
+		var e event
+		for range 1 << 20 {
+			e = q.pop()
+			q.push(h.next(e))
+		}
+		if e.time < 1<<18 {
+			t.Fatalf("time reached only %d; the test needs it to cross many powers of two", e.time)
+		}
+		events := radixStorage(&q)
+		t.Logf("window %d: storage for %d events, %.2f times the pending", window, events, float64(events)/float64(window))
+		// Blocks for the pending events, a partly filled block per
+		// bucket (at most 16 used for steps below 2^14), bucket 0.
+		if limit := window + 17*qBlock + window/2; events > limit {
+			t.Errorf("window %d: storage for %d events, more than %d", window, events, limit)
+		}
+		if msg := checkRadix(&q); msg != "" {
+			t.Error(msg)
+		}
 	}
 }
 

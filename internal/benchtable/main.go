@@ -1,0 +1,184 @@
+// Command benchtable measures gopsim end to end on a set of generated
+// schedules and writes the table into docs/performance.md between the
+// markers <!-- benchtable:start --> and <!-- benchtable:end -->.
+//
+// For each row it runs `gopsim gen` (binary output) and then
+// `gopsim sim --json FILE` as a child process -runs times, taking the wall
+// time from the clock and the peak RSS from the child's rusage, and the
+// event count from the JSON result; it reports the fastest run and the
+// largest RSS, since on a shared machine other work only ever adds.
+// `make bench` runs it after the Go benchmarks.
+//
+//	go run ./internal/benchtable -gopsim bin/gopsim -doc docs/performance.md [-max-ranks N] [-runs N]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type row struct {
+	pattern string
+	ranks   int
+	size    int
+	// LogGOPSim's figures on this kind of machine (issue 4), 0 if none.
+	refWall float64 // s
+	refRSS  float64 // MiB
+}
+
+var rows = []row{
+	{"dissemination", 1024, 1024, 0, 0},
+	{"dissemination", 65536, 1024, 1.42, 445},
+	{"dissemination", 131072, 1024, 3.98, 902},
+	{"binomialtreebcast", 131072, 1024, 0.20, 86},
+	{"allreduce_recdoub", 131072, 1048576, 10.9, 1761},
+	{"allreduce_ring", 4096, 1048576, 0, 0},
+	{"linear_alltoall", 1024, 1024, 0, 0},
+	{"dissemination", 1048576, 1024, 0, 0},
+	{"allreduce_recdoub", 1048576, 1048576, 0, 0},
+}
+
+type simResult struct {
+	NumOps int64 `json:"num_ops"`
+	Events int64 `json:"events"`
+}
+
+func main() {
+	gopsim := flag.String("gopsim", "bin/gopsim", "gopsim binary")
+	doc := flag.String("doc", "docs/performance.md", "document to update")
+	maxRanks := flag.Int("max-ranks", 1<<20, "skip rows with more ranks")
+	dir := flag.String("dir", "", "directory for the schedules (default: a temporary one)")
+	runs := flag.Int("runs", 3, "runs of each simulation; the table shows the fastest")
+	flag.Parse()
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "gopsim-bench")
+		if err != nil {
+			fail(err)
+		}
+		defer os.RemoveAll(d)
+		*dir = d
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "Measured %s on %s (%d CPUs visible, %s/%s, %s) by `make bench`\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Fprintf(&out, "(`go run ./internal/benchtable -runs %d`: `gopsim gen` to a binary file, then `gopsim sim --json FILE` as a\nchild process, %d times; the fastest wall clock and the largest peak RSS of the child).", *runs, *runs)
+	if *maxRanks < 1<<20 {
+		fmt.Fprintf(&out, " Rows above %d ranks were left out (-max-ranks).", *maxRanks)
+	}
+	fmt.Fprintf(&out, "\n\n")
+	fmt.Fprintln(&out, "| schedule | ranks | ops | events | file bytes/op | wall | events/s | ns/event | peak RSS | RSS bytes/op | LogGOPSim wall | LogGOPSim RSS |")
+	fmt.Fprintln(&out, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		if r.ranks > *maxRanks {
+			continue
+		}
+		file := filepath.Join(*dir, fmt.Sprintf("%s_%d_%d.bin", r.pattern, r.ranks, r.size))
+		gen := exec.Command(*gopsim, "gen", "-p", r.pattern, "-s", fmt.Sprint(r.ranks), "-d", fmt.Sprint(r.size), "-o", file)
+		if msg, err := gen.CombinedOutput(); err != nil {
+			fail(fmt.Errorf("%v: %v\n%s", gen.Args, err, msg))
+		}
+		fi, err := os.Stat(file)
+		if err != nil {
+			fail(err)
+		}
+		var (
+			res       simResult
+			wall, rss float64
+		)
+		for run := 0; run < max(*runs, 1); run++ {
+			sim := exec.Command(*gopsim, "sim", "--json", file)
+			var stdout, stderr bytes.Buffer
+			sim.Stdout, sim.Stderr = &stdout, &stderr
+			start := time.Now()
+			err = sim.Run()
+			w := time.Since(start).Seconds()
+			if err != nil {
+				fail(fmt.Errorf("%v: %v\n%s", sim.Args, err, stderr.String()))
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+				fail(fmt.Errorf("%v: %v", sim.Args, err))
+			}
+			if run == 0 || w < wall {
+				wall = w
+			}
+			rss = max(rss, float64(sim.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)*1024) // bytes
+		}
+		ref := func(theirs, ratio float64, unit, better string) string {
+			if theirs == 0 {
+				return "–"
+			}
+			v := fmt.Sprintf("%.3g", theirs)
+			if theirs >= 100 {
+				v = fmt.Sprintf("%.0f", theirs)
+			}
+			return fmt.Sprintf("%s %s (%.1fx %s)", v, unit, ratio, better)
+		}
+		fmt.Fprintf(&out, "| %s -d %d | %s | %.2f M | %.2f M | %.3f | %.3f s | %.2f M | %.0f | %.0f MiB | %.1f | %s | %s |\n",
+			r.pattern, r.size, thousands(r.ranks), float64(res.NumOps)/1e6, float64(res.Events)/1e6, float64(fi.Size())/float64(res.NumOps),
+			wall, float64(res.Events)/wall/1e6, wall*1e9/float64(res.Events), rss/(1<<20), rss/float64(res.NumOps),
+			ref(r.refWall, r.refWall/wall, "s", "faster"), ref(r.refRSS, r.refRSS/(rss/(1<<20)), "MiB", "less"))
+		fmt.Fprintf(os.Stderr, "benchtable: %s %d ranks: %.3f s, %.0f MiB\n", r.pattern, r.ranks, wall, rss/(1<<20))
+		os.Remove(file)
+	}
+	if err := replace(*doc, out.String()); err != nil {
+		fail(err)
+	}
+}
+
+// thousands formats n with commas between groups of three digits.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			if i := strings.Index(l, ":"); i >= 0 {
+				return strings.TrimSpace(l[i+1:])
+			}
+		}
+	}
+	return "unknown CPU"
+}
+
+const startMark, endMark = "<!-- benchtable:start -->", "<!-- benchtable:end -->"
+
+// replace puts table between the markers of doc, atomically.
+func replace(doc, table string) error {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, startMark), strings.Index(s, endMark)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s ... %s markers", doc, startMark, endMark)
+	}
+	s = s[:i+len(startMark)] + "\n" + table + s[j:]
+	tmp := doc + ".tmp"
+	if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, doc)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchtable:", err)
+	os.Exit(1)
+}

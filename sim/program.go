@@ -1,0 +1,383 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// A Program is a schedule compiled for the engine: one 32-byte record per
+// op that holds both what the op is and its state during a run, so that
+// processing an event touches as few cache lines as possible. Compile
+// builds one from a goal.Schedule; ReadProgram decodes a binary schedule
+// straight into one, without the goal.Schedule in between, which halves
+// the memory a large run needs.
+//
+// A Program can be run any number of times, but not by two runs at once:
+// a run keeps its per-op state in the program.
+type Program struct {
+	NumRanks int
+	NumCPUs  int // CPUs per rank
+	NumNICs  int // NICs per rank
+
+	ops       []opRec  // one per op
+	deps      []uint32 // edge lists of the ops with several successors (opRec.edge)
+	rankStart []int32  // len NumRanks+1: rank r's ops are ops[rankStart[r]:rankStart[r+1]]
+	cn        []uint32 // per op cpu<<16 | nic; nil when every op uses CPU 0 and NIC 0
+	labels    map[int32]string
+
+	// What a run starts from, per rank (prepare): the receives posted at
+	// time 0, kept implicitly, and how many other ops are ready then.
+	start    []rankStartState
+	implicit int // receives posted at time 0, in all
+	// tooBig is the first op whose size the engine cannot take (-1 if
+	// none), and tooBigSize its size.
+	tooBig     int64
+	tooBigSize uint64
+	dirty      bool // a run changed the per-op state
+}
+
+// opRec is one op: its kind and fields, its successor edges and its run
+// state.
+type opRec struct {
+	// tm is the op's ready time, the latest time one of its resolved
+	// predecessors gave, until it starts; then, for a rendezvous send,
+	// the earliest time it can complete.
+	tm   int64
+	size uint64 // kind<<62 | size in bytes (send, recv) or ns (calc)
+	peer int32
+	tag  uint32
+	// edge holds the op's successors. 0: none. Without edgeList: one
+	// edge, to op g+delta, as delta<<1 | irequires (delta >= 1). With
+	// edgeList: the others are at deps[i] where i = edge&^edgeList:
+	// deps[i] is their count and deps[i+1:] the edges, each as global
+	// op index<<1 | irequires. Collectives mostly have one successor per
+	// op, which then costs no memory and no cache line beyond the record.
+	edge uint32
+	// pend is the op's state (stWaiting ..., top two bits) and its
+	// unresolved predecessors, or stStarted|implicit for a receive posted
+	// at time 0 and kept implicitly (Program.prepare).
+	pend uint32
+}
+
+const (
+	edgeList     = 1 << 31
+	maxEdgeDelta = 1<<30 - 1
+)
+
+const (
+	sizeMask  = 1<<62 - 1
+	kindShift = 62
+
+	pendMask   = 1<<29 - 1 // unresolved predecessors
+	implicit   = 1 << 29   // with stStarted: a receive posted at time 0, not yet matched (engine.init)
+	stShift    = 30
+	maxPending = pendMask // predecessors one op may have
+)
+
+// op states, in the top bits of opRec.pend
+const (
+	stWaiting uint32 = iota << stShift // has unresolved predecessors (or none, before the run)
+	stQueued                           // start event in the queue
+	stStarted                          // started, completion not known yet
+	stDone                             // completed
+)
+
+func (o *opRec) kind() goal.Kind { return goal.Kind(o.size >> kindShift) }
+func (o *opRec) bytes() uint64   { return o.size & sizeMask }
+func (o *opRec) state() uint32   { return o.pend >> stShift << stShift }
+
+// NumOps returns the number of ops.
+func (p *Program) NumOps() int { return len(p.ops) }
+
+// rankOf returns the rank that owns op g.
+func (p *Program) rankOf(g int32) int {
+	lo, hi := 0, p.NumRanks
+	for lo < hi { // first rank whose end is beyond g
+		m := int(uint(lo+hi) >> 1)
+		if p.rankStart[m+1] <= g {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// label returns the label of op g, which belongs to rank r.
+func (p *Program) label(r int, g int32) string {
+	if name, ok := p.labels[g]; ok {
+		return name
+	}
+	return goal.CanonicalLabel(g - p.rankStart[r])
+}
+
+// sizeLimit is the largest size the engine takes for an op of kind k:
+// larger ones could overflow its int64 arithmetic.
+func sizeLimit(k goal.Kind) uint64 {
+	if k == goal.Calc {
+		return 1 << 62
+	}
+	return MaxMessage
+}
+
+// builder fills a Program rank block by rank block, possibly from several
+// goroutines at once (each block writes only its own ops and edges).
+type builder struct {
+	p        *Program
+	mu       sync.Mutex // guards p.labels and the error
+	implicit atomic.Int64
+	lists    []uint32     // edge lists, block by block (see newBuilder)
+	listUse  atomic.Int64 // entries of lists in use
+	tooBig   int64        // lowest op index beyond its size limit, math.MaxInt64 if none
+	bigSize  uint64
+	err      error // first error by op index
+	errOp    int
+}
+
+// maxEdges bounds the dependency edges of a Program: edge lists are
+// indexed with 31 bits, and the builder writes them at twice the edge
+// index.
+const maxEdges = 1<<30 - 1
+
+func newBuilder(numRanks, numCPUs, numNICs, numOps, numEdges int, multi bool) (*builder, error) {
+	if numOps > math.MaxInt32 || numEdges > maxEdges {
+		return nil, fmt.Errorf("sim: %d ops and %d dependency edges; the engine takes at most %d and %d", numOps, numEdges, math.MaxInt32, maxEdges)
+	}
+	p := &Program{NumRanks: numRanks, NumCPUs: numCPUs, NumNICs: numNICs,
+		ops: make([]opRec, numOps), rankStart: make([]int32, numRanks+1), start: make([]rankStartState, numRanks), tooBig: -1}
+	hugePages(p.ops)
+	if multi {
+		p.cn = make([]uint32, numOps)
+	}
+	b := &builder{p: p, errOp: math.MaxInt, tooBig: math.MaxInt64}
+	if numEdges > 0 {
+		// A block whose edges start at index e writes its edge lists at
+		// 2e and after: a list of k >= 1 edges takes k+1 entries. Pages
+		// never written cost no memory; compact packs the lists.
+		b.lists = make([]uint32, 2*numEdges)
+	}
+	return b, nil
+}
+
+// add stores the rank block of rank r whose first op has index op and
+// first edge index edge. ops, depStart and deps are as in goal.RankBlock,
+// except that depStart's entries are offset by d0.
+func (b *builder) add(r int32, ops []goal.Op, depStart []int32, d0 int32, deps []goal.Dep, labels []goal.Label, op, edge int) {
+	p := b.p
+	recs := p.ops[op : op+len(ops)]
+	list := 2 * edge // next free entry of b.lists
+	for i := range ops {
+		o := &ops[i]
+		rec := &recs[i]
+		rec.tm = 0
+		rec.size = uint64(o.Kind)<<kindShift | o.Size&sizeMask
+		rec.peer = o.Peer
+		rec.tag = o.Tag
+		rec.pend = 0
+		if o.Size > sizeLimit(o.Kind) {
+			b.noteTooBig(int64(op+i), o.Size)
+		}
+		if p.cn != nil {
+			p.cn[op+i] = uint32(o.CPU)<<16 | uint32(o.NIC)
+		}
+		ds := deps[depStart[i]-d0 : depStart[i+1]-d0]
+		switch {
+		case len(ds) == 0:
+			rec.edge = 0
+		case len(ds) == 1 && ds[0].Succ() > int32(i) && ds[0].Succ()-int32(i) <= maxEdgeDelta:
+			rec.edge = uint32(ds[0].Succ()-int32(i))<<1 | uint32(ds[0])&1
+		default:
+			rec.edge = edgeList | uint32(list)
+			b.lists[list] = uint32(len(ds))
+			for k, d := range ds {
+				b.lists[list+1+k] = uint32(op+int(d.Succ()))<<1 | uint32(d)&1
+			}
+			list += 1 + len(ds)
+			b.listUse.Add(int64(1 + len(ds)))
+		}
+	}
+	for _, d := range deps {
+		recs[d.Succ()].pend++ // a block's edges stay inside it
+	}
+	if len(deps) > maxPending {
+		for i := range recs {
+			if recs[i].pend > maxPending {
+				b.fail(op+i, fmt.Errorf("sim: rank %d op %d has %d predecessors; the engine takes at most %d", r, i, recs[i].pend, maxPending))
+			}
+		}
+	}
+	b.implicit.Add(int64(p.prepare(r, int32(op), recs, b.lists)))
+	p.rankStart[r+1] = int32(op + len(ops))
+	if len(labels) > 0 {
+		b.mu.Lock()
+		if p.labels == nil {
+			p.labels = make(map[int32]string)
+		}
+		for _, l := range labels {
+			p.labels[int32(op)+l.Op] = l.Name
+		}
+		b.mu.Unlock()
+	}
+}
+
+func (b *builder) noteTooBig(g int64, size uint64) {
+	b.mu.Lock()
+	if g < b.tooBig {
+		b.tooBig, b.bigSize = g, size
+	}
+	b.mu.Unlock()
+}
+
+func (b *builder) fail(op int, err error) {
+	b.mu.Lock()
+	if op < b.errOp {
+		b.errOp, b.err = op, err
+	}
+	b.mu.Unlock()
+}
+
+// finish returns the program, or the first error by op index.
+func (b *builder) finish() (*Program, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	p := b.p
+	if b.tooBig != math.MaxInt64 {
+		p.tooBig, p.tooBigSize = b.tooBig, b.bigSize
+	}
+	p.implicit = int(b.implicit.Load())
+	b.compact()
+	return p, nil
+}
+
+// compact moves the edge lists, written block by block at twice the
+// block's first edge index, together into p.deps.
+func (b *builder) compact() {
+	p := b.p
+	if b.listUse.Load() == 0 {
+		b.lists = nil
+		return
+	}
+	p.deps = make([]uint32, 0, b.listUse.Load())
+	for i := range p.ops {
+		rec := &p.ops[i]
+		if rec.edge&edgeList == 0 {
+			continue
+		}
+		at := rec.edge &^ edgeList
+		n := b.lists[at]
+		rec.edge = edgeList | uint32(len(p.deps))
+		p.deps = append(p.deps, b.lists[at:at+1+n]...)
+	}
+	b.lists = nil
+}
+
+// rankStartState is how a rank starts a run (engine.init).
+type rankStartState struct {
+	// The receives posted at time 0, kept implicitly, are among ops
+	// icur..iend-1 (engine.takeImplicit); icur == iend if none.
+	icur, iend int32
+	// ready counts the rank's other ops without predecessors.
+	ready int32
+}
+
+// prepare sets up rank r, whose ops recs start at global index base and
+// have their predecessor counts, for the start of a run. A receive without
+// predecessors or irequires successors is posted at time 0 (engine.init);
+// prepare marks such receives stStarted|implicit, in parallel for all
+// ranks while the schedule is decoded, rather than leave them to the run.
+// It returns the number it marked. deps holds the ops' edge lists.
+func (p *Program) prepare(r int32, base int32, recs []opRec, deps []uint32) (marked int) {
+	first, last, ready := 0, -1, 0
+	for i := range recs {
+		o := &recs[i]
+		if o.pend != 0 {
+			continue
+		}
+		if o.kind() == goal.Recv && !hasStart(o, deps) {
+			o.pend = stStarted | implicit
+			if marked == 0 {
+				first = i
+			}
+			marked++
+			last = i
+			continue
+		}
+		ready++
+	}
+	p.start[r] = rankStartState{icur: base + int32(first), iend: base + int32(last) + 1, ready: int32(ready)}
+	return marked
+}
+
+// hasStart reports whether op rec has an irequires successor; deps holds
+// its edge list, if any.
+func hasStart(rec *opRec, deps []uint32) bool {
+	if rec.edge&edgeList == 0 {
+		return rec.edge&1 != 0
+	}
+	at := rec.edge &^ edgeList
+	for _, d := range deps[at+1 : at+1+deps[at]] {
+		if d&1 != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Compile builds the Program of schedule s, which must be complete.
+func Compile(s *goal.Schedule) (*Program, error) {
+	if !s.Complete() {
+		return nil, fmt.Errorf("sim: schedule has %d of %d ranks", len(s.RankStart)-1, s.NumRanks)
+	}
+	multi := false
+	for i := range s.Ops {
+		if s.Ops[i].CPU|s.Ops[i].NIC != 0 {
+			multi = true
+			break
+		}
+	}
+	b, err := newBuilder(s.NumRanks, max(s.NumCPUs, 1), max(s.NumNICs, 1), len(s.Ops), len(s.Deps), multi)
+	if err != nil {
+		return nil, err
+	}
+	var labels []goal.Label
+	for r := 0; r < s.NumRanks; r++ {
+		lo, hi := s.RankStart[r], s.RankStart[r+1]
+		labels = labels[:0]
+		if len(s.Labels) > 0 {
+			for g := lo; g < hi; g++ {
+				if name, ok := s.Labels[g]; ok {
+					labels = append(labels, goal.Label{Op: g - lo, Name: name})
+				}
+			}
+		}
+		d0 := s.DepStart[lo]
+		b.add(int32(r), s.Ops[lo:hi], s.DepStart[lo:hi+1], d0, s.Deps[d0:s.DepStart[hi]], labels, int(lo), int(d0))
+	}
+	return b.finish()
+}
+
+// ReadProgram reads a schedule in goal's binary form straight into a
+// Program, decoding its chunks on all CPUs (goal.ReadBinaryBlocks). It
+// never holds the goal.Schedule, so it needs about half the memory of
+// goal.ReadBinary followed by Compile.
+func ReadProgram(r io.Reader) (*Program, error) {
+	var b *builder
+	alloc := func(h goal.Header, ops, edges int) error {
+		var err error
+		b, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, h.NumCPUs > 1 || h.NumNICs > 1)
+		return err
+	}
+	visit := func(blk *goal.RankBlock, op, edge int) {
+		b.add(blk.Rank, blk.Ops, blk.DepStart, 0, blk.Deps, blk.Labels, op, edge)
+	}
+	if err := goal.ReadBinaryBlocks(r, alloc, visit); err != nil {
+		return nil, err
+	}
+	return b.finish()
+}

@@ -1,0 +1,204 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// TestReadProgram reads every conformance schedule through its binary form
+// with ReadProgram, under GOMAXPROCS 1 and 2, and runs it twice (the
+// second run starts from the state the first left): every run must give
+// what Run gives on the schedule, events included.
+func TestReadProgram(t *testing.T) {
+	files, _ := filepath.Glob("testdata/conformance/goal/*.goal")
+	edge, _ := filepath.Glob("testdata/conformance/edge/*.goal")
+	files = append(files, edge...)
+	if len(files) < 30 {
+		t.Fatalf("only %d schedules", len(files))
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	params := []Params{DefaultParams(), {L: 0, Overhead: 7, Gap: 100, GapPerByte: 1, OverheadPerByte: 3, EagerLimit: 0}}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s := loadText(t, f)
+			var bin bytes.Buffer
+			if err := goal.WriteBinary(&bin, s); err != nil {
+				t.Fatal(err)
+			}
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				p, err := ReadProgram(bytes.NewReader(bin.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.NumRanks != s.NumRanks || p.NumOps() != len(s.Ops) {
+					t.Fatalf("%d ranks and %d ops, want %d and %d", p.NumRanks, p.NumOps(), s.NumRanks, len(s.Ops))
+				}
+				for _, par := range params {
+					want, werr := Run(s, Options{Params: par})
+					for run := 0; run < 2; run++ {
+						got, err := p.Run(Options{Params: par})
+						if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+							t.Fatalf("GOMAXPROCS %d, run %d, %v: got %+v, %v; Run gives %+v, %v", procs, run, par, got, err, want, werr)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestProgramDeadlock: a stuck schedule read with ReadProgram reports the
+// same ops, with their labels, as Run on the schedule.
+func TestProgramDeadlock(t *testing.T) {
+	s, err := goal.ReadText(bytes.NewReader([]byte(`num_ranks 3
+rank 0 {
+  first: send 10b to 1 tag 5
+  recv 70000b from 2 tag 1
+  calc 5
+  last: calc 7
+  last requires first
+}
+rank 1 {
+  recv 10b from 0 tag 6
+  send 70000b to 2 tag 9
+}
+rank 2 {
+  lonely: recv 1b from 1 tag 2
+}
+`)), "stuck.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bin bytes.Buffer
+	if err := goal.WriteBinary(&bin, s); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadProgram(&bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want := Run(s, Options{Params: DefaultParams()})
+	_, got := p.Run(Options{Params: DefaultParams()})
+	var d *DeadlockError
+	if !errors.As(got, &d) || got.Error() != want.Error() {
+		t.Fatalf("ReadProgram then Run: %v\nRun: %v", got, want)
+	}
+	if d.Total != 5 || d.Stuck[0].Label != "first" {
+		t.Fatalf("%d stuck, first %+v:\n%v", d.Total, d.Stuck[0], got)
+	}
+}
+
+// TestProgramLimits: sizes beyond what the engine takes are reported at
+// run time, as by Run, with the op's label.
+func TestProgramLimits(t *testing.T) {
+	s := goal.NewSchedule(2)
+	var b goal.RankBlock
+	b.Reset(0)
+	b.Ops = append(b.Ops, goal.Op{Kind: goal.Calc, Size: 3}, goal.Op{Kind: goal.Send, Size: MaxMessage + 1, Peer: 1})
+	b.DepStart = append(b.DepStart, 0, 0, 0)
+	b.Labels = append(b.Labels, goal.Label{Op: 1, Name: "huge"})
+	if err := s.AppendRank(&b); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset(1)
+	b.Ops = append(b.Ops, goal.Op{Kind: goal.Calc, Size: 1 << 63})
+	b.DepStart = append(b.DepStart, 0, 0)
+	if err := s.AppendRank(&b); err != nil {
+		t.Fatal(err)
+	}
+	var bin bytes.Buffer
+	if err := goal.WriteBinary(&bin, s); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadProgram(&bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got := p.Run(Options{Params: DefaultParams()})
+	_, want := Run(s, Options{Params: DefaultParams()})
+	const msg = "sim: rank 0 op 1 (huge): send 2199023255553 beyond the supported 2199023255552"
+	if got == nil || want == nil || got.Error() != msg || want.Error() != msg {
+		t.Fatalf("ReadProgram then Run: %v\nRun: %v\nwant %s", got, want, msg)
+	}
+}
+
+// TestProgramWideRanks: with more CPUs and NICs than fit in a rank's
+// record, the clocks live outside it (engine.ext); unused resources
+// change nothing, so the results must match those of the narrow form.
+func TestProgramWideRanks(t *testing.T) {
+	for _, f := range []string{"goal/allreduce_recdoub_n64_d65536.goal", "goal/linear_alltoall_n8_d1024.goal", "edge/edge05_nic_and_gap.goal", "edge/edge01_irequires_cpu1.goal"} {
+		s := loadText(t, "testdata/conformance/"+f)
+		want, werr := Run(s, Options{Params: DefaultParams()})
+		wide := *s
+		wide.NumCPUs, wide.NumNICs = max(s.NumCPUs, 4), max(s.NumNICs, 3)
+		got, err := Run(&wide, Options{Params: DefaultParams()})
+		if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got.PerRank, want.PerRank) || got.Events != want.Events {
+			t.Errorf("%s: %d CPUs and %d NICs give %v, %v; %d and %d give %v, %v", f, wide.NumCPUs, wide.NumNICs, got, err, s.NumCPUs, s.NumNICs, want, werr)
+		}
+	}
+}
+
+// TestImplicitScan: whether a rank keeps its receives posted at time 0
+// implicitly or moves them into its posted queue at the first match
+// (engine.explicit) or never does changes nothing: the schedules of the
+// conformance data, a linear all-to-all and receives matched in reverse
+// order give the same results with every scan limit.
+func TestImplicitScan(t *testing.T) {
+	defer func(n int32) { implicitScan = n }(implicitScan)
+	files, _ := filepath.Glob("testdata/conformance/goal/*.goal")
+	edge, _ := filepath.Glob("testdata/conformance/edge/*.goal")
+	var scheds []*goal.Schedule
+	for _, f := range append(files, edge...) {
+		scheds = append(scheds, loadText(t, f))
+	}
+	scheds = append(scheds, patternSchedule(t, "linear_alltoall", 70, 100000), reversed(t, 300))
+	params := []Params{DefaultParams(), {L: 0, Overhead: 0, Gap: 0, GapPerByte: 0, OverheadPerByte: 0, EagerLimit: 100}}
+	for i, s := range scheds {
+		for _, par := range params {
+			implicitScan = 1 << 30
+			want, werr := Run(s, Options{Params: par})
+			for _, n := range []int32{0, 1, 3, 256} {
+				implicitScan = n
+				got, err := Run(s, Options{Params: par})
+				if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("schedule %d, %v, scan limit %d: %+v, %v; without a limit %+v, %v", i, par, n, got, err, want, werr)
+				}
+			}
+		}
+	}
+}
+
+// reversed returns a schedule where rank 0 posts n receives from rank 1 at
+// time 0, tags 0..n-1, and rank 1 sends them with tags n-1..0, with a
+// wildcard receive and an unmatched send for good measure.
+func reversed(t *testing.T, n int) *goal.Schedule {
+	s := goal.NewSchedule(2)
+	var b goal.RankBlock
+	b.Reset(0)
+	for i := 0; i < n; i++ {
+		b.Ops = append(b.Ops, goal.Op{Kind: goal.Recv, Size: 8, Peer: 1, Tag: uint32(i)})
+	}
+	b.Ops = append(b.Ops, goal.Op{Kind: goal.Recv, Size: 8, Peer: goal.AnySource, Tag: goal.AnyTag})
+	b.DepStart = make([]int32, len(b.Ops)+1)
+	if err := s.AppendRank(&b); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset(1)
+	for i := n - 1; i >= 0; i-- {
+		b.Ops = append(b.Ops, goal.Op{Kind: goal.Send, Size: 8, Peer: 0, Tag: uint32(i)})
+	}
+	b.Ops = append(b.Ops, goal.Op{Kind: goal.Send, Size: 8, Peer: 0, Tag: 7777}, goal.Op{Kind: goal.Send, Size: 8, Peer: 0, Tag: 8888})
+	b.DepStart = make([]int32, len(b.Ops)+1)
+	if err := s.AppendRank(&b); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
