@@ -71,21 +71,15 @@ var dumpiBinRE = regexp.MustCompile(`^(.+)-([0-9]+)\.bin$`)
 // check it and to work out the communicators; OpenRank reads a rank's
 // calls.
 func OpenDumpi(path string, opt DumpiOptions) (*Dumpi, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
-	}
-	dir, name := path, ""
-	if !fi.IsDir() {
-		dir, name = filepath.Dir(path), filepath.Base(path)
-	}
-	d, err := OpenDumpiFS(os.DirFS(dir), name, opt)
+	fsys, dir, name, err := diskFS(path)
 	if err != nil {
 		return nil, err
 	}
-	for r := range d.Files {
-		d.Files[r] = filepath.Join(dir, filepath.FromSlash(d.names[r]))
+	d, err := OpenDumpiFS(fsys, name, opt)
+	if err != nil {
+		return nil, err
 	}
+	diskPaths(d.Files, dir, d.names)
 	return d, nil
 }
 

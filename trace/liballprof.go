@@ -139,22 +139,16 @@ var lapFileRE = regexp.MustCompile(`^(.*-)([0-9]+)(\.[A-Za-z0-9]+)?$`)
 // name with another rank number). It reads every file once to check it
 // and to work out the communicators; OpenRank reads a rank's calls.
 func OpenLiballprof(path string, opt LiballprofOptions) (*Liballprof, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
-	}
-	dir, name := path, ""
-	if !fi.IsDir() {
-		dir, name = filepath.Dir(path), filepath.Base(path)
-	}
-	l, err := OpenLiballprofFS(os.DirFS(dir), name, opt)
+	fsys, dir, name, err := diskFS(path)
 	if err != nil {
 		return nil, err
 	}
-	for r := range l.Files {
-		l.Files[r] = filepath.Join(dir, filepath.FromSlash(l.names[r]))
+	l, err := OpenLiballprofFS(fsys, name, opt)
+	if err != nil {
+		return nil, err
 	}
-	return l, err
+	diskPaths(l.Files, dir, l.names)
+	return l, nil
 }
 
 // OpenLiballprofFS is OpenLiballprof on a file system: name is a rank

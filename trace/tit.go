@@ -179,9 +179,7 @@ func OpenTIT(path string, opt TITOptions) (*TIT, error) {
 		return nil, err
 	}
 	t.Path = path
-	for i := range t.Files {
-		t.Files[i] = filepath.Join(dir, filepath.FromSlash(t.names[i]))
-	}
+	diskPaths(t.Files, dir, t.names)
 	return t, nil
 }
 
