@@ -9,19 +9,7 @@ func init() {
 func allreduceRecdoub(e *emitter) {
 	p, me, n := e.p, e.me, e.s.Size
 	pof2 := pow2Floor(p)
-	rem := p - pof2
-	newrank := me - rem
-	if me < 2*rem {
-		if me%2 == 0 {
-			e.send(me+1, n)
-			e.next()
-			newrank = -1
-		} else {
-			e.reduce(n, e.recv(me-1, n))
-			e.next()
-			newrank = me / 2
-		}
-	}
+	newrank, rem := fold(e, n, true)
 	if newrank >= 0 {
 		for mask := 1; mask < pof2; mask <<= 1 {
 			nd := newrank ^ mask
@@ -60,20 +48,8 @@ func init() {
 func allreduceRabenseifner(e *emitter) {
 	p, me, n := e.p, e.me, e.s.Size
 	pof2 := pow2Floor(p)
-	rem := p - pof2
 	bl := newRabBlocks(n, pof2)
-	newrank := me - rem
-	if me < 2*rem {
-		if me%2 == 0 {
-			e.send(me+1, n)
-			e.next()
-			newrank = -1
-		} else {
-			e.reduce(n, e.recv(me-1, n))
-			e.next()
-			newrank = me / 2
-		}
-	}
+	newrank, rem := fold(e, n, true)
 	peer := func(nr int) int {
 		if nr < rem {
 			return nr*2 + 1

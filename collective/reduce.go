@@ -94,22 +94,10 @@ func rabHalving(e *emitter, newrank, pof2 int, bl rabBlocks, peer func(int) int)
 func reduceRabenseifner(e *emitter) {
 	p, me, root, n := e.p, e.me, e.s.Root, e.s.Size
 	pof2 := pow2Floor(p)
-	rem := p - pof2
 	bl := newRabBlocks(n, pof2)
 	// Fold: odd ranks below 2·rem give their data to rank-1 and sit out
 	// (MPICH keeps the even ones so that root 0 needs no extra message).
-	newrank := me - rem
-	if me < 2*rem {
-		if me%2 != 0 {
-			e.send(me-1, n)
-			e.next()
-			newrank = -1
-		} else {
-			e.reduce(n, e.recv(me+1, n))
-			e.next()
-			newrank = me / 2
-		}
-	}
+	newrank, rem := fold(e, n, false)
 	peer := func(nr int) int {
 		if nr < rem {
 			return nr * 2

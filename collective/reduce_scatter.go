@@ -16,19 +16,7 @@ func reduceScatterRecursiveHalving(e *emitter) {
 	p, me, n := e.p, e.me, e.s.Size
 	total := uint64(p) * n
 	pof2 := pow2Floor(p)
-	rem := p - pof2
-	newrank := me - rem
-	if me < 2*rem {
-		if me%2 == 0 {
-			e.send(me+1, total)
-			e.next()
-			newrank = -1
-		} else {
-			e.reduce(total, e.recv(me-1, total))
-			e.next()
-			newrank = me / 2
-		}
-	}
+	newrank, rem := fold(e, total, true)
 	if newrank >= 0 {
 		// New ranks below rem hold their folded neighbour's block too.
 		weight := func(lo, hi int) uint64 {
