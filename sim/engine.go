@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/noise"
+	"github.com/gopsim/gopsim/topology"
 )
 
 // QueueKind selects the pending-event queue. Both give identical results;
@@ -23,6 +26,21 @@ const (
 type Options struct {
 	Params Params
 	Queue  QueueKind
+
+	// Noise, when not nil, charges OS noise and stragglers to CPU work:
+	// calcs, send overheads and receive overheads (docs/model.md). A
+	// model counts what it charged; give each run a fresh one.
+	Noise *noise.Model
+	// Network, when not nil and not topology.None, decides when messages
+	// have crossed a congested network (docs/model.md). It is reset at
+	// the start of the run; its link statistics describe the run after.
+	Network *topology.Network
+	// Breakdown asks for Result.Breakdown, Record for Result.Record.
+	Breakdown bool
+	Record    bool
+	// Progress, when not nil, is set to the number of completed ops
+	// every 65,536 events and at the end, for a progress display.
+	Progress *atomic.Int64
 }
 
 // MaxResourceSlots bounds ranks × (CPUs + 2 NICs), the number of resource
@@ -38,6 +56,9 @@ type Result struct {
 	MaxTime  int64   // largest finishing time, ns
 	MaxRank  int     // lowest rank with MaxTime
 	Events   uint64  // events processed, put-backs included
+
+	Breakdown []Breakdown // per rank, with Options.Breakdown
+	Record    []OpRecord  // per op (global index), with Options.Record
 }
 
 type release struct{ rank, op int32 }
@@ -97,6 +118,8 @@ type engine struct {
 	events   uint64
 	done     int
 	implicit int // receives posted at time 0 and kept implicitly, not yet matched
+
+	x *extras // noise, network, breakdown, record; nil for a plain run
 }
 
 // Run simulates schedule s under LogGOPS.
@@ -149,9 +172,21 @@ func (p *Program) run(opt Options) (*Result, error) {
 	}
 	p.dirty = true
 	e := newEngine(p, opt)
+	e.x = newExtras(p, &opt)
 	e.init()
 	e.loop()
 	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events}
+	if x := e.x; x != nil {
+		if x.prog != nil {
+			x.prog.Store(int64(e.done))
+		}
+		res.Record = x.rec
+		defer func() {
+			if x.bd != nil {
+				res.Breakdown = e.finishBreakdown(res.PerRank)
+			}
+		}()
+	}
 	for r := int32(0); r < int32(p.NumRanks); r++ {
 		var m int64
 		for c := int32(0); c < e.nc; c++ {
@@ -367,6 +402,9 @@ func (e *engine) insert(r, g int32) {
 		t = max(t, *e.clock(r, e.nc+n))
 	}
 	o.pend = stQueued
+	if e.x != nil && e.x.rec != nil {
+		e.x.rec[g].Ready = o.tm
+	}
 	e.push(event{time: t, key: e.seq << 32, op: g, rank: r})
 	e.seq++
 }
@@ -405,6 +443,9 @@ func (e *engine) completed(r, g int32, t int64) {
 	o := &e.ops[g]
 	o.pend = stDone
 	e.done++
+	if e.x != nil && e.x.rec != nil {
+		e.x.rec[g].End = t
+	}
 	ed := o.edge
 	if ed&edgeList == 0 {
 		if ed != 0 && ed&1 == 0 {
@@ -465,6 +506,9 @@ func bytesBeyondFirst(size uint64) int64 {
 
 func (e *engine) loop() {
 	for {
+		if e.x != nil {
+			e.hooks()
+		}
 		var ev event
 		if e.useHeap {
 			if e.heap.len() == 0 {
@@ -546,6 +590,18 @@ func (e *engine) calc(ev event) {
 		return
 	}
 	end := ev.time + int64(o.bytes())
+	if x := e.x; x != nil {
+		n := x.charge(ev.rank, ev.time, int64(o.bytes()))
+		end += n
+		if x.bd != nil {
+			b := &x.bd[ev.rank]
+			b.Calc += int64(o.bytes())
+			b.Noise += n
+		}
+		if x.rec != nil {
+			x.rec[ev.op].Start, x.rec[ev.op].CPUEnd, x.rec[ev.op].Noise = ev.time, end, n
+		}
+	}
 	*cpu = end
 	o.pend = stStarted
 	e.started(ev.rank, ev.op, ev.time)
@@ -568,6 +624,9 @@ func (e *engine) send(ev event) {
 	e.started(ev.rank, ev.op, t)
 	co := e.costs.of(size)
 	cpuEnd := t + co.o + co.O(b)
+	if x := e.x; x != nil {
+		cpuEnd = e.sendHooks(ev, t, size, cpuEnd, co.g+co.G(b))
+	}
 	*cpu = cpuEnd
 	*nic = t + co.g + co.G(b)
 	e.push(event{time: t + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(o.peer)), op: ev.op, rank: ev.rank})
@@ -594,7 +653,13 @@ func (e *engine) recv(ev event) {
 	o.pend = stStarted
 	e.started(ev.rank, ev.op, t)
 	rk := &e.ranks[ev.rank]
+	if e.x != nil && e.x.rec != nil {
+		e.x.rec[ev.op].Start = t
+	}
 	if m, ok := e.unexpected.take(&rk.unexp, ev.rank, o.peer, o.tag); ok {
+		if e.x != nil && e.x.rec != nil {
+			e.x.matched(m.op, ev.op)
+		}
 		if int64(e.ops[m.op].bytes()) > e.eager {
 			e.rendezvousMatched(m.src, m.op, t)
 		}
@@ -609,7 +674,13 @@ func (e *engine) arrival(ev event) {
 	q := int32(ev.key & keyRank) // o.peer
 	c, n := e.cpuNIC(ev.op)
 	cpu, nic := e.clock(q, c), e.clock(q, e.nc+e.nn+n)
-	if free := max(*cpu, *nic); free > ev.time {
+	at := ev.time
+	if e.x != nil {
+		if at = e.deliver(ev); at == topology.Never {
+			return // parked in the network until it drains
+		}
+	}
+	if free := max(at, *cpu, *nic); free > ev.time {
 		ev.time = free
 		e.push(ev)
 		return
@@ -619,11 +690,17 @@ func (e *engine) arrival(ev event) {
 	b := bytesBeyondFirst(size)
 	co := e.costs.of(size)
 	cpuEnd := t + co.o + max(co.O(b), co.G(b))
+	if e.x != nil {
+		cpuEnd = e.arrivalHooks(ev, q, t, cpuEnd, co.g+co.G(b))
+	}
 	*cpu = cpuEnd
 	*nic = t + co.g + co.G(b)
 	rk := &e.ranks[q]
 	if rk.icur < rk.iend {
 		if m, ok := e.takeImplicit(q, rk, ev.rank, o.tag); ok {
+			if e.x != nil && e.x.rec != nil {
+				e.x.matched(ev.op, m)
+			}
 			if int64(size) > e.eager {
 				e.rendezvousMatched(ev.rank, ev.op, t)
 			}
@@ -632,6 +709,9 @@ func (e *engine) arrival(ev event) {
 		}
 	}
 	if m, ok := e.posted.take(&rk.posted, q, ev.rank, o.tag); ok {
+		if e.x != nil && e.x.rec != nil {
+			e.x.matched(ev.op, m.op)
+		}
 		if int64(size) > e.eager {
 			e.rendezvousMatched(ev.rank, ev.op, t)
 		}

@@ -27,6 +27,15 @@ type SimOptions struct {
 	Timing     bool // include wall time in JSON output
 	Queue      sim.QueueKind
 	queueName  string
+	Quiet      bool // no progress display
+
+	// Each feature of `gopsim sim` beyond plain LogGOPS keeps its flags,
+	// its part of the run options and its part of the result in its own
+	// file: sim_noise.go, sim_network.go, sim_outputs.go, sim_model.go.
+	Noise   simNoise
+	Network simNetwork
+	Outputs simOutputs
+	Model   simModel
 }
 
 func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
@@ -43,6 +52,11 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object (max_time_ns, per_rank_ns, events, params, ...) instead of text")
 	fs.BoolVar(&o.Timing, "timing", false, "with --json, also report wall time (makes the output vary between runs)")
 	fs.StringVar(&o.queueName, "queue", "radix", "event queue: `radix` (default) or heap (cross-check; same results)")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress display on stderr")
+	o.Noise.flags(fs)
+	o.Network.flags(fs)
+	o.Outputs.flags(fs)
+	o.Model.flags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model and prints each rank's finishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nFlags:\n")
@@ -100,20 +114,26 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 
 // simReport is the JSON result of `gopsim sim --json`.
 type simReport struct {
-	Input     string     `json:"input"`
-	Format    string     `json:"format"`
-	NumRanks  int        `json:"num_ranks"`
-	NumOps    int        `json:"num_ops"`
-	CPUs      int        `json:"cpus_per_rank"`
-	NICs      int        `json:"nics_per_rank"`
-	Model     string     `json:"model"`
-	Params    sim.Params `json:"params"`
-	MaxTime   int64      `json:"max_time_ns"`
-	MaxRank   int        `json:"max_rank"`
-	PerRank   []int64    `json:"per_rank_ns"`
-	Events    uint64     `json:"events"`
-	WallNs    *int64     `json:"wall_time_ns,omitempty"`
-	EventsPer *float64   `json:"events_per_second,omitempty"`
+	Input    string     `json:"input"`
+	Format   string     `json:"format"`
+	NumRanks int        `json:"num_ranks"`
+	NumOps   int        `json:"num_ops"`
+	CPUs     int        `json:"cpus_per_rank"`
+	NICs     int        `json:"nics_per_rank"`
+	Model    string     `json:"model"`
+	Params   sim.Params `json:"params"`
+	MaxTime  int64      `json:"max_time_ns"`
+	MaxRank  int        `json:"max_rank"`
+	PerRank  []int64    `json:"per_rank_ns"`
+	Events   uint64     `json:"events"`
+
+	Noise        *noiseReport        `json:"noise,omitempty"`
+	Network      *networkReport      `json:"network,omitempty"`
+	Breakdown    *breakdownReport    `json:"breakdown,omitempty"`
+	CriticalPath *criticalPathReport `json:"critical_path,omitempty"`
+
+	WallNs    *int64   `json:"wall_time_ns,omitempty"`
+	EventsPer *float64 `json:"events_per_second,omitempty"`
 }
 
 // write writes r as json.Encoder with two-space indentation does, but
@@ -173,9 +193,23 @@ func Sim(o SimOptions, w io.Writer) error {
 	// nearly all pointer-free op records, so this takes about a
 	// millisecond.
 	runtime.GC()
+	opt := sim.Options{Params: o.Params, Queue: o.Queue}
+	if opt.Noise, err = o.Noise.model(p.NumRanks); err != nil {
+		return err
+	}
+	if opt.Network, err = o.Network.network(p.NumRanks); err != nil {
+		return err
+	}
+	o.Outputs.options(&opt)
 	start := time.Now()
-	res, err := p.Run(sim.Options{Params: o.Params, Queue: o.Queue})
+	res, err := p.Run(opt)
 	wall := time.Since(start)
+	if err != nil {
+		return err
+	}
+	noiseRep := o.Noise.report(opt.Noise, p.NumRanks)
+	netRep := o.Network.report(opt.Network, res)
+	outs, err := o.Outputs.results(p, res)
 	if err != nil {
 		return err
 	}
@@ -183,7 +217,8 @@ func Sim(o SimOptions, w io.Writer) error {
 	if o.JSON {
 		rep := simReport{Input: name, Format: format.String(), NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs,
 			NICs: p.NumNICs, Model: "loggops", Params: o.Params, MaxTime: res.MaxTime, MaxRank: res.MaxRank,
-			PerRank: res.PerRank, Events: res.Events}
+			PerRank: res.PerRank, Events: res.Events, Noise: noiseRep, Network: netRep}
+		outs.fill(&rep)
 		if o.Timing {
 			ns := wall.Nanoseconds()
 			rep.WallNs, rep.EventsPer = &ns, &rate
@@ -226,6 +261,9 @@ func Sim(o SimOptions, w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "max finishing time: %d ns (%.6f s) at rank %d\n", res.MaxTime, float64(res.MaxTime)/1e9, res.MaxRank)
+	noiseRep.text(w)
+	netRep.text(w)
+	outs.text(w)
 	fmt.Fprintf(w, "events:     %d\n", res.Events)
 	fmt.Fprintf(w, "wall time:  %d ns (%.0f events/s)\n", wall.Nanoseconds(), rate)
 	return nil

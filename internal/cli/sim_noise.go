@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gopsim/gopsim/noise"
+)
+
+// simNoise holds the noise and straggler flags of `gopsim sim`
+// (LogGOPSim's --noise-trace and --noise-cosched, and gopsim's synthetic
+// sources).
+type simNoise struct {
+	traceFile  string
+	cfg        noise.Config
+	stragglers string
+}
+
+func (n *simNoise) flags(fs *flag.FlagSet) {
+	fs.StringVar(&n.traceFile, "noise-trace", "", "charge OS noise from a measured trace `file` (LogGOPSim's format: start<TAB>duration in ns; see gopsim noise measure)")
+	fs.BoolVar(&n.cfg.Cosched, "noise-cosched", false, "co-scheduled noise: every rank reads the trace (or periodic detours) at the same offset")
+	fs.Uint64Var(&n.cfg.Seed, "seed", 0, "`seed` for noise offsets, random detours and straggler choice")
+	fs.Int64Var(&n.cfg.PeriodNs, "noise-period", 0, "periodic detours: one every `ns` (each rank with its own phase)")
+	fs.Int64Var(&n.cfg.PeriodDurNs, "noise-period-length", 0, "periodic detours: each `ns` long")
+	fs.StringVar(&n.cfg.Dist, "noise-dist", "", "random detours: inter-arrival and length distribution, `exp` or pareto")
+	fs.Float64Var(&n.cfg.MeanIntervalNs, "noise-interval", 0, "random detours: mean inter-arrival time in `ns`")
+	fs.Float64Var(&n.cfg.MeanDurNs, "noise-length", 0, "random detours: mean length in `ns`")
+	fs.Float64Var(&n.cfg.Alpha, "noise-alpha", 2, "random detours: Pareto shape `alpha` (> 1)")
+	fs.StringVar(&n.stragglers, "stragglers", "", "straggler `ranks`, comma-separated (ranges a-b allowed)")
+	fs.Float64Var(&n.cfg.StragglerFraction, "straggler-fraction", 0, "make this `fraction` of the ranks stragglers, chosen from --seed")
+	fs.Float64Var(&n.cfg.Factor, "straggler-factor", 1, "stragglers' CPU work takes this `factor` times longer")
+}
+
+// parseRanks parses "1,5,8-11".
+func parseRanks(s string) ([]int32, error) {
+	var out []int32
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err := strconv.ParseInt(lo, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("rank list %q: %q is not a rank", s, f)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseInt(hi, 10, 32); err != nil || b < a {
+				return nil, fmt.Errorf("rank list %q: %q is not a range a-b with a <= b", s, f)
+			}
+		}
+		for r := a; r <= b; r++ {
+			out = append(out, int32(r))
+		}
+	}
+	return out, nil
+}
+
+// model builds the noise model, nil without noise.
+func (n *simNoise) model(numRanks int) (*noise.Model, error) {
+	cfg := n.cfg
+	if n.traceFile != "" {
+		t, err := noise.ReadTraceFile(n.traceFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Trace = t
+	}
+	if n.stragglers != "" {
+		r, err := parseRanks(n.stragglers)
+		if err != nil {
+			return nil, fmt.Errorf("--stragglers: %w", err)
+		}
+		cfg.Stragglers = r
+	}
+	if cfg.Dist == "" {
+		cfg.Alpha = 0
+	}
+	if (len(cfg.Stragglers) > 0 || cfg.StragglerFraction > 0) && cfg.Factor == 1 {
+		return nil, fmt.Errorf("--stragglers and --straggler-fraction need --straggler-factor above 1")
+	}
+	if !cfg.Enabled() {
+		return nil, nil
+	}
+	n.cfg = cfg
+	return noise.New(cfg, numRanks)
+}
+
+// noiseReport is the "noise" part of the JSON result: the settings used
+// and the noise each rank absorbed.
+type noiseReport struct {
+	Config   noiseConfigReport `json:"config"`
+	PerRank  []int64           `json:"absorbed_ns_per_rank"`
+	Total    int64             `json:"total_ns"`
+	MaxRank  int               `json:"max_rank"`
+	MaxNs    int64             `json:"max_ns"`
+	numRanks int
+}
+
+type noiseConfigReport struct {
+	Trace             string  `json:"trace,omitempty"`
+	TraceDetours      int     `json:"trace_detours,omitempty"`
+	TracePeriodNs     int64   `json:"trace_period_ns,omitempty"`
+	Cosched           bool    `json:"cosched"`
+	Seed              uint64  `json:"seed"`
+	PeriodNs          int64   `json:"period_ns,omitempty"`
+	PeriodLengthNs    int64   `json:"period_length_ns,omitempty"`
+	Dist              string  `json:"dist,omitempty"`
+	MeanIntervalNs    float64 `json:"mean_interval_ns,omitempty"`
+	MeanLengthNs      float64 `json:"mean_length_ns,omitempty"`
+	Alpha             float64 `json:"alpha,omitempty"`
+	Stragglers        []int32 `json:"stragglers,omitempty"`
+	StragglerFraction float64 `json:"straggler_fraction,omitempty"`
+	StragglerFactor   float64 `json:"straggler_factor,omitempty"`
+}
+
+func (n *simNoise) report(m *noise.Model, numRanks int) *noiseReport {
+	if m == nil {
+		return nil
+	}
+	c := n.cfg
+	r := &noiseReport{numRanks: numRanks, PerRank: make([]int64, numRanks), Config: noiseConfigReport{
+		Trace: n.traceFile, Cosched: c.Cosched, Seed: c.Seed, PeriodNs: c.PeriodNs, PeriodLengthNs: c.PeriodDurNs,
+		Dist: c.Dist, MeanIntervalNs: c.MeanIntervalNs, MeanLengthNs: c.MeanDurNs, Alpha: c.Alpha,
+		Stragglers: c.Stragglers, StragglerFraction: c.StragglerFraction}}
+	if c.Trace != nil {
+		r.Config.TraceDetours, r.Config.TracePeriodNs = len(c.Trace.Start), c.Trace.Period
+	}
+	if len(c.Stragglers) > 0 || c.StragglerFraction > 0 {
+		r.Config.StragglerFactor = c.Factor
+	}
+	for k := range r.PerRank {
+		a := m.Absorbed(k)
+		r.PerRank[k] = a
+		r.Total += a
+		if a > r.MaxNs {
+			r.MaxNs, r.MaxRank = a, k
+		}
+	}
+	return r
+}
+
+func (r *noiseReport) text(w io.Writer) {
+	if r == nil {
+		return
+	}
+	c := r.Config
+	var src []string
+	if c.Trace != "" {
+		src = append(src, fmt.Sprintf("trace %s (%d detours over %d ns)", c.Trace, c.TraceDetours, c.TracePeriodNs))
+	}
+	if c.PeriodNs > 0 {
+		src = append(src, fmt.Sprintf("periodic %d ns every %d ns", c.PeriodLengthNs, c.PeriodNs))
+	}
+	if c.Dist != "" {
+		src = append(src, fmt.Sprintf("random %s detours of mean %.0f ns every %.0f ns", c.Dist, c.MeanLengthNs, c.MeanIntervalNs))
+	}
+	if c.StragglerFactor > 0 {
+		s := fmt.Sprintf("stragglers x%g", c.StragglerFactor)
+		if len(c.Stragglers) > 0 {
+			s += fmt.Sprintf(" ranks %v", c.Stragglers)
+		}
+		if c.StragglerFraction > 0 {
+			s += fmt.Sprintf(" fraction %g", c.StragglerFraction)
+		}
+		src = append(src, s)
+	}
+	co := ""
+	if c.Cosched {
+		co = ", co-scheduled"
+	}
+	fmt.Fprintf(w, "noise:      %s (seed %d%s)\n", strings.Join(src, "; "), c.Seed, co)
+	sorted := slices.Clone(r.PerRank)
+	slices.Sort(sorted)
+	fmt.Fprintf(w, "noise absorbed: total %d ns, per rank min %d ns, median %d ns, max %d ns (rank %d)\n",
+		r.Total, sorted[0], sorted[len(sorted)/2], r.MaxNs, r.MaxRank)
+}
