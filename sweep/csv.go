@@ -12,14 +12,14 @@ import (
 // The result CSV: a header line, then one line per point, every field a
 // number, so that no field is ever quoted:
 //
-//	point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,max_time_ns,max_rank,events
-//	0,1,250,500,1000,1,0,65535,122182,0,144
+//	point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
+//	0,1,250,500,1000,1,0,65535,0,0,0,0,0,1,0,122182,0,144,0
 //
 // A row depends only on its point, never on the machine or the order in
 // which points finish.
 
 // ResultColumns are the columns after the dimensions.
-var ResultColumns = []string{"max_time_ns", "max_rank", "events"}
+var ResultColumns = []string{"max_time_ns", "max_rank", "events", "noise_ns"}
 
 // Header is the CSV's header: point, every dimension, the results.
 func Header() []string {
@@ -38,6 +38,7 @@ type Row struct {
 	MaxTime int64  // ns
 	MaxRank int    // lowest rank finishing at MaxTime
 	Events  uint64 // events the engine processed
+	NoiseNs int64  // noise absorbed, summed over ranks
 }
 
 // line formats r as a CSV line with its newline.
@@ -53,6 +54,8 @@ func (r *Row) line() []byte {
 	b = strconv.AppendInt(b, int64(r.MaxRank), 10)
 	b = append(b, ',')
 	b = strconv.AppendUint(b, r.Events, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r.NoiseNs, 10)
 	return append(b, '\n')
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/gopsim/gopsim/sim"
 )
@@ -12,9 +13,8 @@ import (
 // transformations applied to the schedule first. ID numbers the points of
 // a spec from 0 (Spec.Point).
 //
-// Every field but ID is a dimension (Dims); a new dimension, such as a
-// noise setting once the engine takes noise or an extrapolation factor, is
-// a field here, an entry in Dims and its use in the worker (schedule
+// Every field but ID is a dimension (Dims); a new dimension is a field
+// here, an entry in Dims and its use in the worker (schedule
 // transformations go through schedKey, so that points sharing one share
 // the transformed schedule).
 type Point struct {
@@ -23,6 +23,19 @@ type Point struct {
 	// ComputeScale multiplies every calc op's duration, rounded to the
 	// nearest ns; 1 leaves the schedule as it is.
 	ComputeScale float64
+	Noise        NoisePoint
+}
+
+// NoisePoint holds a point's noise dimensions (package noise); the spec's
+// [noise] table adds what is not a number: a trace file, co-scheduling,
+// the distribution of random detours. All zero (and a straggler factor
+// of 1) is no noise.
+type NoisePoint struct {
+	Seed                  int64   // noise_seed
+	PeriodNs, PeriodLenNs int64   // noise_period_ns, noise_period_length_ns
+	IntervalNs, LengthNs  float64 // noise_interval_ns, noise_length_ns: random detours' means
+	StragglerFraction     float64 // straggler_fraction
+	StragglerFactor       float64 // straggler_factor
 }
 
 // Dim is one dimension a sweep can vary: its name is both the spec key and
@@ -60,6 +73,34 @@ var Dims = []*Dim{
 		get: func(p *Point) float64 { return float64(p.Params.OverheadPerByte) }, set: func(p *Point, v float64) { p.Params.OverheadPerByte = int64(v) }},
 	{Name: "S_bytes", Unit: "bytes", Int: true, Max: sim.MaxParam, Doc: "eager limit S",
 		get: func(p *Point) float64 { return float64(p.Params.EagerLimit) }, set: func(p *Point, v float64) { p.Params.EagerLimit = int64(v) }},
+	{Name: "noise_period_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "periodic detours: one every so many ns (0: none)",
+		get: func(p *Point) float64 { return float64(p.Noise.PeriodNs) }, set: func(p *Point, v float64) { p.Noise.PeriodNs = int64(v) }},
+	{Name: "noise_period_length_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "periodic detours: each so long",
+		get: func(p *Point) float64 { return float64(p.Noise.PeriodLenNs) }, set: func(p *Point, v float64) { p.Noise.PeriodLenNs = int64(v) }},
+	{Name: "noise_interval_ns", Unit: "ns", Max: sim.MaxParam, Doc: "random detours: mean inter-arrival time (0: none; distribution from [noise] dist)",
+		get: func(p *Point) float64 { return p.Noise.IntervalNs }, set: func(p *Point, v float64) { p.Noise.IntervalNs = v }},
+	{Name: "noise_length_ns", Unit: "ns", Max: sim.MaxParam, Doc: "random detours: mean length",
+		get: func(p *Point) float64 { return p.Noise.LengthNs }, set: func(p *Point, v float64) { p.Noise.LengthNs = v }},
+	{Name: "straggler_fraction", Unit: "fraction", Min: 0, Max: 1, Doc: "fraction of the ranks that straggle, chosen from noise_seed",
+		get: func(p *Point) float64 { return p.Noise.StragglerFraction }, set: func(p *Point, v float64) { p.Noise.StragglerFraction = v }},
+	{Name: "straggler_factor", Unit: "factor", Min: 1, Max: MaxComputeScale, Doc: "stragglers' CPU work takes this many times longer",
+		get: func(p *Point) float64 { return p.Noise.StragglerFactor }, set: func(p *Point, v float64) { p.Noise.StragglerFactor = v }},
+	{Name: "noise_seed", Unit: "seed", Int: true, Max: 1 << 53, Doc: "seed of noise offsets, random detours and straggler choice",
+		get: func(p *Point) float64 { return float64(p.Noise.Seed) }, set: func(p *Point, v float64) { p.Noise.Seed = int64(v) }},
+}
+
+func isNoiseDim(d *Dim) bool {
+	return strings.HasPrefix(d.Name, "noise_") || strings.HasPrefix(d.Name, "straggler_")
+}
+
+func noiseDimNames() string {
+	var names []string
+	for _, d := range Dims {
+		if isNoiseDim(d) {
+			names = append(names, d.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // DimByName returns the dimension called name, or nil.

@@ -26,9 +26,21 @@
 // the factor, rounded to the nearest ns, on a copy of the schedule),
 // L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte and S_bytes. Size ranges
 // in the base parameters stay as they are: a swept L_ns applies to the
-// message sizes outside them. Noise settings and extrapolation factors are
-// not dimensions yet (the engine does not take noise yet): Point and Dims
-// are laid out so that they become more fields and entries.
+// message sizes outside them. The noise dimensions (package noise) are
+// noise_period_ns and noise_period_length_ns (periodic detours),
+// noise_interval_ns and noise_length_ns (random detours' means),
+// straggler_fraction and straggler_factor, and noise_seed; the [noise]
+// table gives what is not a number (a measured trace, cosched, dist =
+// "exp" or "pareto", alpha) and base values:
+//
+//	[noise]
+//	trace = "noise.txt"      # LogGOPSim's format, relative to the spec
+//	cosched = true
+//	[grid]
+//	noise_seed = { from = 1, to = 8, step = 1 }
+//
+// Each worker compiles the schedule once (sim.Compile) and runs every
+// point that shares its transformation on the compiled program.
 //
 // Points are numbered from 0, the grid's first, as nested loops over its
 // dimensions in Dims order with the last innermost, then the listed ones.
@@ -46,11 +58,11 @@
 //	sum, err := sweep.Run(ctx, spec, sweep.Options{Sort: true})
 //
 // Run reads the schedule once and shares it between workers, each running
-// sim.Run on one point at a time. Each finished point appends one row
+// one point at a time. Each finished point appends one row
 // (here the first of examples/sweep_latency.toml):
 //
-//	point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,max_time_ns,max_rank,events
-//	0,1,250,500,1000,1,0,65535,122182,0,144
+//	point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
+//	0,1,250,500,1000,1,0,65535,0,0,0,0,0,1,0,122182,0,144,0
 //
 // Rows depend only on their point, never on timing (wall time is reported
 // apart, to the caller): the same spec gives the same set of rows, and

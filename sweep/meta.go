@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 
 	"github.com/gopsim/gopsim/goal"
@@ -29,6 +30,7 @@ type Meta struct {
 	NumOps      int         `json:"num_ops"`
 	ParamsFile  string      `json:"params_file,omitempty"`
 	Params      sim.Params  `json:"base_params"`
+	Noise       *MetaNoise  `json:"noise,omitempty"`
 	Grid        []MetaAxis  `json:"grid,omitempty"`
 	Points      []MetaPoint `json:"points,omitempty"`
 	NumPoints   int         `json:"num_points"`
@@ -37,6 +39,32 @@ type Meta struct {
 	Columns     []string    `json:"columns"`
 	MergedFrom  []string    `json:"merged_from,omitempty"`
 	Notes       []string    `json:"notes,omitempty"`
+}
+
+// MetaNoise echoes the spec's [noise] table in Meta.
+type MetaNoise struct {
+	Trace   string             `json:"trace,omitempty"`
+	Cosched bool               `json:"cosched"`
+	Dist    string             `json:"dist"`
+	Alpha   float64            `json:"alpha,omitempty"`
+	Base    map[string]float64 `json:"base,omitempty"`
+}
+
+func newMetaNoise(spec *Spec) *MetaNoise {
+	base := Point{Noise: spec.NoiseBase}
+	m := &MetaNoise{Trace: spec.NoiseTrace, Cosched: spec.NoiseCosched, Dist: spec.NoiseDist, Base: map[string]float64{}}
+	if spec.NoiseDist == "pareto" {
+		m.Alpha = spec.NoiseAlpha
+	}
+	for _, d := range Dims {
+		if v := d.get(&base); isNoiseDim(d) && v != 0 && !(d.Name == "straggler_factor" && v == 1) {
+			m.Base[d.Name] = v
+		}
+	}
+	if m.Trace == "" && !m.Cosched && len(m.Base) == 0 && m.Dist == "exp" {
+		return nil // no [noise] settings
+	}
+	return m
 }
 
 // MetaAxis is one grid dimension in Meta.
@@ -85,7 +113,7 @@ func readSchedule(path string) (*goal.Schedule, scheduleInfo, error) {
 func newMeta(spec *Spec, in scheduleInfo, sh Shard, tool string) *Meta {
 	m := &Meta{Tool: tool, Spec: spec.File, Comment: spec.Comment, Input: in.path, InputSHA256: in.sha256,
 		InputFormat: in.format.String(), NumRanks: in.numRanks, NumOps: in.numOps, ParamsFile: spec.ParamsFile,
-		Params: spec.Params, NumPoints: spec.NumPoints(), ShardPoints: sh.size(spec.NumPoints()), Columns: Header()}
+		Params: spec.Params, Noise: newMetaNoise(spec), NumPoints: spec.NumPoints(), ShardPoints: sh.size(spec.NumPoints()), Columns: Header()}
 	if sh.Count > 1 {
 		m.Shard = sh.String()
 	}
@@ -140,6 +168,8 @@ func (m *Meta) agrees(old *Meta, path string) error {
 		return fmt.Errorf("%s: %w: the results were made from input %s (sha256 %.12s), the spec's input %s has sha256 %.12s", path, ErrMismatch, old.Input, old.InputSHA256, m.Input, m.InputSHA256)
 	case !paramsEqual(old.Params, m.Params):
 		return fmt.Errorf("%s: %w: the results were made with base parameters %v, the spec gives %v", path, ErrMismatch, old.Params, m.Params)
+	case !reflect.DeepEqual(old.Noise, m.Noise):
+		return fmt.Errorf("%s: %w: the results were made with other [noise] settings than the spec's", path, ErrMismatch)
 	case old.Shard != m.Shard:
 		return fmt.Errorf("%s: %w: the results are shard %q, this run is shard %q", path, ErrMismatch, old.Shard, m.Shard)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -149,6 +150,12 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	ns := noiseSpec{cosched: spec.NoiseCosched, dist: spec.NoiseDist, alpha: spec.NoiseAlpha}
+	if path := spec.NoiseTracePath(); path != "" {
+		if ns.trace, err = noise.ReadTraceFile(path); err != nil {
+			return sum, err
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
 		return sum, err
 	}
@@ -219,6 +226,7 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var w worker
 			for ctx.Err() == nil {
 				id := sh.Index + int(next.Add(1)-1)*sh.Count
 				if id >= n {
@@ -228,7 +236,7 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 					continue
 				}
 				p := spec.Point(id)
-				row, err := simulate(cache, &p)
+				row, err := w.simulate(cache, &ns, &p)
 				if err != nil {
 					fail(fmt.Errorf("point %d (%s): %w", id, Describe(&p), err))
 					return
@@ -296,14 +304,20 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 	return sum, nil
 }
 
-// Describe formats a point's dimensions as name=value pairs.
+// Describe formats a point's dimensions as name=value pairs; the noise
+// dimensions only when they add noise (not 0, or a straggler factor of
+// 1).
 func Describe(p *Point) string {
 	var b strings.Builder
-	for i, d := range Dims {
-		if i > 0 {
+	for _, d := range Dims {
+		v := d.get(p)
+		if isNoiseDim(d) && (v == 0 || d.Name == "straggler_factor" && v == 1) {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(d.Name + "=" + d.Format(d.get(p)))
+		b.WriteString(d.Name + "=" + d.Format(v))
 	}
 	return b.String()
 }
@@ -339,17 +353,71 @@ func openResults(path string, rf *resultFile, logw io.Writer) (*os.File, error) 
 	return f, nil
 }
 
+// noiseSpec is what the spec's [noise] table gives every point.
+type noiseSpec struct {
+	trace   *noise.Trace
+	cosched bool
+	dist    string
+	alpha   float64
+}
+
+// config returns the noise configuration of point p.
+func (ns *noiseSpec) config(p *Point) noise.Config {
+	n := p.Noise
+	c := noise.Config{Seed: uint64(n.Seed), Trace: ns.trace, Cosched: ns.cosched,
+		PeriodNs: n.PeriodNs, PeriodDurNs: n.PeriodLenNs,
+		StragglerFraction: n.StragglerFraction, Factor: n.StragglerFactor}
+	if n.IntervalNs > 0 {
+		c.Dist, c.MeanIntervalNs, c.MeanDurNs = ns.dist, n.IntervalNs, n.LengthNs
+		if ns.dist == "pareto" {
+			c.Alpha = ns.alpha
+		}
+	}
+	return c
+}
+
+// worker is one goroutine's state: the schedule it compiled last, which
+// the points that share its transformation run again without compiling.
+type worker struct {
+	key  schedKey
+	prog *sim.Program
+}
+
 // simulate runs one point.
-func simulate(c *schedCache, p *Point) (Row, error) {
-	s, err := c.get(schedKey{computeScale: p.ComputeScale})
+func (w *worker) simulate(c *schedCache, ns *noiseSpec, p *Point) (Row, error) {
+	k := schedKey{computeScale: p.ComputeScale}
+	if w.prog == nil || w.key != k {
+		s, err := c.get(k)
+		if err != nil {
+			return Row{}, err
+		}
+		if !s.Complete() {
+			return Row{}, fmt.Errorf("sim: schedule has %d of %d ranks", len(s.RankStart)-1, s.NumRanks)
+		}
+		if w.prog, err = sim.Compile(s); err != nil {
+			return Row{}, err
+		}
+		w.key = k
+	}
+	opt := sim.Options{Params: p.Params}
+	if cfg := ns.config(p); cfg.Enabled() {
+		m, err := noise.New(cfg, w.prog.NumRanks)
+		if err != nil {
+			return Row{}, err
+		}
+		opt.Noise = m
+	}
+	res, err := w.prog.Run(opt)
 	if err != nil {
 		return Row{}, err
 	}
-	res, err := sim.Run(s, sim.Options{Params: p.Params})
-	if err != nil {
-		return Row{}, err
+	row := Row{Point: *p, MaxTime: res.MaxTime, MaxRank: res.MaxRank, Events: res.Events}
+	if opt.Noise != nil {
+		for r := range w.prog.NumRanks {
+			row.NoiseNs += opt.Noise.Absorbed(r)
+		}
 	}
-	return Row{Point: *p, MaxTime: res.MaxTime, MaxRank: res.MaxRank, Events: res.Events}, nil
+	return row, nil
 }
 
 // schedKey names a transformation of the schedule; points with equal keys

@@ -123,7 +123,7 @@ func TestRowsMatchSim(t *testing.T) {
 	}
 	data := readFile(t, s.OutputPath())
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if lines[0] != "point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,max_time_ns,max_rank,events" {
+	if lines[0] != "point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns" {
 		t.Fatalf("header %q", lines[0])
 	}
 	if got := slices.Sorted(slices.Values(csvIDs(t, data))); !slices.Equal(got, seq(sum.Points)) {
@@ -148,7 +148,7 @@ func TestRowsMatchSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprintf("%d,%d,%d", res.MaxTime, res.MaxRank, res.Events)
+		want := fmt.Sprintf("0,0,0,0,0,1,0,%d,%d,%d,0", res.MaxTime, res.MaxRank, res.Events)
 		if got := strings.Join(f[8:], ","); got != want {
 			t.Errorf("row %s: results %s, sim.Run gives %s", l, got, want)
 		}

@@ -70,6 +70,16 @@ type Spec struct {
 	// List holds the listed points, after the grid's.
 	List []Point
 
+	// The [noise] table: a measured noise trace (as written; see
+	// NoiseTracePath), co-scheduled noise, the distribution of random
+	// detours ("exp" or "pareto", with shape NoiseAlpha) and base values
+	// of the noise dimensions.
+	NoiseTrace   string
+	NoiseCosched bool
+	NoiseDist    string
+	NoiseAlpha   float64
+	NoiseBase    NoisePoint
+
 	gridN int
 	index []map[float64]int // per axis, value to position (gridID)
 }
@@ -111,14 +121,14 @@ func ParseSpec(data []byte, name string) (*Spec, error) {
 	return build(root, name)
 }
 
-var topKeys = "input, output, params, grid, points, comment"
+var topKeys = "input, output, params, noise, grid, points, comment"
 
 func build(root *node, name string) (*Spec, error) {
 	fail := func(p pos, format string, args ...any) error { return specErr(name, p, format, args...) }
 	if root.kind != kObject {
 		return nil, fail(root.pos, "expected a table of %s, found %s", topKeys, root.kind)
 	}
-	s := &Spec{File: name, Params: sim.DefaultParams()}
+	s := &Spec{File: name, Params: sim.DefaultParams(), NoiseDist: "exp", NoiseAlpha: 2, NoiseBase: NoisePoint{StragglerFactor: 1}}
 	var grid, points *node
 	str := func(f field) (string, error) {
 		switch {
@@ -143,6 +153,8 @@ func build(root *node, name string) (*Spec, error) {
 			s.Comment = f.val.str
 		case "params":
 			err = s.readParams(f, name)
+		case "noise":
+			err = s.readNoise(f, name)
 		case "grid":
 			grid = f.val
 			if grid.kind != kObject {
@@ -488,6 +500,66 @@ func (s *Spec) gridID(p *Point) (int, bool) {
 	return id, true
 }
 
+// readNoise reads the [noise] table.
+func (s *Spec) readNoise(f field, name string) error {
+	v := f.val
+	if v.kind != kObject {
+		return specErr(name, v.pos, "noise: expected a table (trace, cosched, dist, alpha and noise dimensions), found %s", v.kind)
+	}
+	p := Point{Noise: s.NoiseBase}
+	for _, nf := range v.fields {
+		x := nf.val
+		switch nf.key {
+		case "trace":
+			if x.kind != kString || x.str == "" {
+				return specErr(name, x.pos, "noise: trace: expected a noise trace file's name, found %s", x.kind)
+			}
+			if _, err := os.Stat(s.resolve(x.str)); err != nil {
+				return specErr(name, x.pos, "noise: trace: %w", err)
+			}
+			s.NoiseTrace = x.str
+		case "cosched":
+			if x.kind != kBool {
+				return specErr(name, x.pos, "noise: cosched: expected true or false, found %s", x.kind)
+			}
+			s.NoiseCosched = x.b
+		case "dist":
+			if x.kind != kString || (x.str != "exp" && x.str != "pareto") {
+				return specErr(name, x.pos, "noise: dist: expected \"exp\" or \"pareto\"")
+			}
+			s.NoiseDist = x.str
+		case "alpha":
+			if x.kind != kNumber || !(x.num > 1) {
+				return specErr(name, x.pos, "noise: alpha: expected a Pareto shape above 1")
+			}
+			s.NoiseAlpha = x.num
+		default:
+			d := DimByName(nf.key)
+			if d == nil || !isNoiseDim(d) {
+				return specErr(name, nf.keyPos, "noise: unknown key %q (keys: trace, cosched, dist, alpha, %s)", nf.key, noiseDimNames())
+			}
+			if x.kind != kNumber {
+				return specErr(name, x.pos, "noise: %s: expected a number, found %s", nf.key, x.kind)
+			}
+			if err := d.check(x.num); err != nil {
+				return specErr(name, x.pos, "noise: %w", err)
+			}
+			d.set(&p, x.num)
+		}
+	}
+	s.NoiseBase = p.Noise
+	return nil
+}
+
+// NoiseTracePath is the noise trace's path resolved against the spec's
+// directory, "" without one.
+func (s *Spec) NoiseTracePath() string {
+	if s.NoiseTrace == "" {
+		return ""
+	}
+	return s.resolve(s.NoiseTrace)
+}
+
 // NumPoints is the number of points: the grid's, then the list's.
 func (s *Spec) NumPoints() int { return s.gridN + len(s.List) }
 
@@ -497,7 +569,7 @@ func (s *Spec) GridPoints() int { return s.gridN }
 // Base is the point every point starts from: the base parameters and no
 // transformation of the schedule.
 func (s *Spec) Base() Point {
-	return Point{Params: s.Params, ComputeScale: 1}
+	return Point{Params: s.Params, ComputeScale: 1, Noise: s.NoiseBase}
 }
 
 // Point returns point id, 0 <= id < NumPoints. Grid points come first, in

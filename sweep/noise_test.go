@@ -1,0 +1,139 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/noise"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// runRows runs spec and returns its rows as maps from column to value.
+func runRows(t *testing.T, s *Spec) []map[string]string {
+	t.Helper()
+	if _, err := Run(context.Background(), s, Options{Sort: true, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.OutputPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	head := strings.Split(lines[0], ",")
+	var rows []map[string]string
+	for _, l := range lines[1:] {
+		m := map[string]string{}
+		for i, v := range strings.Split(l, ",") {
+			m[head[i]] = v
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+// TestSweepStragglers: every rank a straggler (fraction 1) of factor f
+// makes every piece of CPU work f times longer; in the ping-pong (calc
+// 10,000 and 5,000 ns, 1024 bytes, L=2500 o=1500 g=1000 G=6) each
+// message arrives o + L after its send starts whatever noise the send
+// overhead absorbs (docs/model.md), then costs the receiver o + 1023·G:
+// max time = f·(10,000 + 5,000 + 2·(1500 + 1023·6)) + 2·(1500 + 2500),
+// and the noise is (f-1) times all CPU work, send overheads included.
+func TestSweepStragglers(t *testing.T) {
+	s := setup(t, "s.toml", `input = "pp.goal"
+[noise]
+straggler_fraction = 1
+[grid]
+straggler_factor = [1, 2, 3]
+`)
+	rows := runRows(t, s)
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, r := range rows {
+		f := int64(i + 1)
+		want := f*(10000+5000+2*(1500+1023*6)) + 2*(1500+2500)
+		if got, _ := strconv.ParseInt(r["max_time_ns"], 10, 64); got != want {
+			t.Errorf("straggler_factor %d: max_time_ns %d, want %d", f, got, want)
+		}
+		wantNoise := (f - 1) * (10000 + 5000 + 4*1500 + 2*1023*6)
+		if got, _ := strconv.ParseInt(r["noise_ns"], 10, 64); got != wantNoise {
+			t.Errorf("straggler_factor %d: noise_ns %d, want %d", f, got, wantNoise)
+		}
+		if r["straggler_fraction"] != "1" {
+			t.Errorf("row %v: straggler_fraction not echoed", r)
+		}
+	}
+}
+
+// TestSweepNoiseMatchesSim: random detours swept over seeds give, row by
+// row, what sim.Run gives with the same noise.Config, and different seeds
+// differ (the seed reaches the model).
+func TestSweepNoiseMatchesSim(t *testing.T) {
+	s := setup(t, "n.toml", `input = "pp.goal"
+[noise]
+dist = "pareto"
+alpha = 2.5
+noise_interval_ns = 2000
+noise_length_ns = 300
+cosched = true
+[grid]
+noise_seed = [1, 2, 3, 4]
+`)
+	rows := runRows(t, s)
+	sched, _, err := goal.ReadFile(s.InputPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[string]bool{}
+	for _, r := range rows {
+		seed, _ := strconv.ParseUint(r["noise_seed"], 10, 64)
+		m, err := noise.New(noise.Config{Seed: seed, Dist: "pareto", Alpha: 2.5, MeanIntervalNs: 2000, MeanDurNs: 300, Cosched: true}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(sched, sim.Options{Params: sim.DefaultParams(), Noise: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strconv.FormatInt(res.MaxTime, 10); r["max_time_ns"] != want {
+			t.Errorf("seed %d: max_time_ns %s, sim.Run %s", seed, r["max_time_ns"], want)
+		}
+		if want := strconv.FormatInt(m.Absorbed(0)+m.Absorbed(1), 10); r["noise_ns"] != want {
+			t.Errorf("seed %d: noise_ns %s, sim.Run %s", seed, r["noise_ns"], want)
+		}
+		distinct[r["max_time_ns"]] = true
+	}
+	if len(distinct) < 2 {
+		t.Errorf("four seeds gave one max time: %v", rows)
+	}
+}
+
+func TestSweepNoiseSpecErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ spec, want string }{
+		{"[noise]\nbogus = 1\n", `noise: unknown key "bogus"`},
+		{"[noise]\ndist = \"gauss\"\n", `expected "exp" or "pareto"`},
+		{"[noise]\nalpha = 1\n", "Pareto shape above 1"},
+		{"[noise]\ncosched = 1\n", "expected true or false"},
+		{"[noise]\ntrace = \"missing.txt\"\n", "missing.txt"},
+		{"[noise]\nstraggler_fraction = 2\n", "straggler_fraction: 2 outside 0..1"},
+		{"[noise]\nL_ns = 2\n", `noise: unknown key "L_ns"`},
+		{"noise = 3\n", "noise: expected a table"},
+	} {
+		path := filepath.Join(dir, "bad.toml")
+		if err := os.WriteFile(path, []byte("input = \"x.goal\"\n"+tc.spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadSpec(path)
+		var se *SpecError
+		if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.toml:") {
+			t.Errorf("spec %q: error %v, want a SpecError with %q", tc.spec, err, tc.want)
+		}
+	}
+}
