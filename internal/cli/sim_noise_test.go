@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// noiseResult is the part of `gopsim sim --json` these tests read.
+type noiseResult struct {
+	MaxTime int64   `json:"max_time_ns"`
+	PerRank []int64 `json:"per_rank_ns"`
+	Noise   *struct {
+		PerRank []int64 `json:"absorbed_ns_per_rank"`
+		Total   int64   `json:"total_ns"`
+		Config  struct {
+			Trace   string `json:"trace"`
+			Seed    uint64 `json:"seed"`
+			Cosched bool   `json:"cosched"`
+		} `json:"config"`
+	} `json:"noise"`
+}
+
+func simJSON(t *testing.T, args ...string) (noiseResult, string) {
+	t.Helper()
+	code, out, errOut := run(append([]string{"sim", "--json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("sim %v: exit %d: %s", args, code, errOut)
+	}
+	var r noiseResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("sim %v: %v\n%s", args, err, out)
+	}
+	return r, out
+}
+
+// TestSimNoiseFlags: a noise trace charged from per-rank offsets is
+// reproducible for a seed, echoed in the result with the noise each rank
+// absorbed, co-scheduling gives symmetric ranks equal noise, and without
+// noise flags the result has no noise part.
+func TestSimNoiseFlags(t *testing.T) {
+	dir := t.TempDir()
+	// Four 300 ns detours; the trace repeats with the end of the last
+	// (3300 ns) as its period: 1200/3300 = 36.4% noise.
+	trace := writeFile(t, dir, "noise.txt", "# start\tduration\n0\t300\n1000\t300\n2000\t300\n3000\t300\n")
+	// Two symmetric ranks that compute and exchange.
+	sched := writeFile(t, dir, "sym.goal", `num_ranks 2
+rank 0 {
+c: calc 50000
+s: send 8b to 1 tag 0
+r: recv 8b from 1 tag 0
+s requires c
+r requires c
+}
+rank 1 {
+c: calc 50000
+s: send 8b to 0 tag 0
+r: recv 8b from 0 tag 0
+s requires c
+r requires c
+}
+`)
+	plain, _ := simJSON(t, sched)
+	if plain.Noise != nil {
+		t.Errorf("no noise flags, yet a noise part: %+v", plain.Noise)
+	}
+	a, outA := simJSON(t, "--noise-trace", trace, "--seed", "11", sched)
+	_, outB := simJSON(t, "--noise-trace", trace, "--seed", "11", sched)
+	if outA != outB {
+		t.Errorf("same seed, different output")
+	}
+	if a.Noise == nil || a.Noise.Config.Trace != trace || a.Noise.Config.Seed != 11 || len(a.Noise.PerRank) != 2 {
+		t.Fatalf("noise part %+v", a.Noise)
+	}
+	for r, n := range a.Noise.PerRank {
+		// 50,000 ns of calc and two 1500 ns overheads at 36.4% noise
+		// absorb about 19,300 ns: charged once over each window, so
+		// within a detour or two of that.
+		if n < 18500 || n > 20500 {
+			t.Errorf("rank %d absorbed %d ns, want about 36.4%% of 53,000", r, n)
+		}
+		if a.PerRank[r] <= plain.PerRank[r] {
+			t.Errorf("rank %d finishes at %d ns with noise, %d without", r, a.PerRank[r], plain.PerRank[r])
+		}
+	}
+	if a.Noise.PerRank[0]+a.Noise.PerRank[1] != a.Noise.Total {
+		t.Errorf("total %d is not the sum of %v", a.Noise.Total, a.Noise.PerRank)
+	}
+	c, _ := simJSON(t, "--noise-trace", trace, "--noise-cosched", "--seed", "11", sched)
+	if !c.Noise.Config.Cosched || c.Noise.PerRank[0] != c.Noise.PerRank[1] || c.PerRank[0] != c.PerRank[1] {
+		t.Errorf("co-scheduled noise on symmetric ranks: absorbed %v, finish %v", c.Noise.PerRank, c.PerRank)
+	}
+	st, _ := simJSON(t, "--stragglers", "1", "--straggler-factor", "2", sched)
+	if st.Noise.PerRank[0] != 0 || st.Noise.PerRank[1] < 50000 {
+		t.Errorf("straggler rank 1: absorbed %v", st.Noise.PerRank)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--noise-trace", dir + "/missing.txt"}, "missing.txt"},
+		{[]string{"--stragglers", "1"}, "--straggler-factor above 1"},
+		{[]string{"--stragglers", "x", "--straggler-factor", "2"}, `"x" is not a rank`},
+		{[]string{"--stragglers", "5", "--straggler-factor", "2"}, "straggler rank 5 outside 0..1"},
+		{[]string{"--noise-period", "100", "--noise-period-length", "200"}, "periodic detours"},
+		{[]string{"--noise-dist", "gauss", "--noise-interval", "10"}, "expected exp or pareto"},
+	} {
+		code, _, errOut := run(append(append([]string{"sim"}, tc.args...), sched)...)
+		if code != ExitError || !strings.Contains(errOut, tc.want) {
+			t.Errorf("sim %v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
