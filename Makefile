@@ -23,7 +23,7 @@ run: build
 
 # Everything CI runs: formatting, vet, all tests with -race, a short
 # fuzzing pass per fuzz target.
-test: deps tracer otf2-deps calibrate-deps ibverbs-build fmt-check vet unit fuzz-short
+test: deps tracer otf2-deps calibrate-deps ibverbs-build chromium-deps fmt-check vet unit fuzz-short
 	@echo "make test: all checks passed"
 
 vet:
@@ -264,3 +264,23 @@ ibverbs-build: ibverbs-deps
 	$(GO) vet -tags ibverbs ./bench
 	$(GO) build -tags ibverbs ./...
 	$(GO) test -tags ibverbs -count=1 -run 'IBVerbs' ./bench
+
+# ---- headless Chromium for the report tests (report/chromium_test.go) ----
+
+# The report test opens the HTML report in Debian's chromium. Installed
+# when missing, only as root with apt-get; otherwise says what to install
+# (the test skips without it, and fails under CI=true).
+.PHONY: chromium-deps
+chromium-deps:
+	@if command -v chromium >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "chromium-deps: installing chromium with apt-get"; \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; }; \
+	else \
+	  echo "chromium-deps: chromium is missing and cannot be installed here (needs root and apt-get)." >&2; \
+	  echo "chromium-deps: install it (Debian: apt-get install chromium); without it the report's browser test skips (fails under CI=true)." >&2; \
+	  exit 1; \
+	fi

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gopsim/gopsim/bench"
+	"github.com/gopsim/gopsim/progress"
 )
 
 // CalibrateOptions are the options of `gopsim calibrate`.
@@ -44,6 +45,9 @@ type CalibrateOptions struct {
 	PRTTBin string
 	// IBVerbs chooses the ibverbs backend's device and port.
 	IBVerbs bench.IBVerbsOptions
+	// Quiet draws no progress bar of the sizes measured (one is drawn
+	// on stderr only when it is a terminal).
+	Quiet bool
 }
 
 // CalibrateFitOptions are the options of `gopsim calibrate fit`.
@@ -105,6 +109,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
 	fs.StringVar(&o.Table, "table", "", "raw PRTT table `file` (CSV n,d_ns,s_bytes,prtt_ns), always written; default: the -o name with .prtt.csv, or prtt.csv")
 	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the sizes measured on stderr (it is drawn only when stderr is a terminal)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate [--backend tcp|ibverbs] [--listen ADDR | --peer ADDR] [flags] [-o PARAMS.json]
        gopsim calibrate --backend mpi [--mpirun "mpirun -np 2"] [--prtt-bin PATH] [flags] [-o PARAMS.json]
@@ -279,16 +284,16 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		return err
 	}
 	cfg := o.Config
-	if calibrateIsTerminal(stderr) {
-		cfg.Progress = func(i, n int, s int64) {
-			fmt.Fprintf(stderr, "\rcalibrate: %d/%d sizes measured (%d bytes)   ", i, n, s)
-			if i == n {
-				fmt.Fprintln(stderr)
-			}
-		}
+	bar := progress.New(stderr, int64(len(eff.Sizes)), "sizes", o.Quiet)
+	if bar.Enabled() {
+		cfg.Progress = func(i, n int, s int64) { bar.Set(int64(i)) }
 	}
 	start := time.Now()
 	tab, err := bench.Measure(ctx, p, cfg)
+	if err != nil {
+		bar.Abandon()
+	}
+	bar.Finish()
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
@@ -521,15 +526,4 @@ func startLoopbackServer(ctx context.Context, o CalibrateOptions, stderr io.Writ
 		return "", nil, err
 	}
 	return addr, wait, nil
-}
-
-// calibrateIsTerminal reports whether w is a terminal (progress is shown only
-// there).
-func calibrateIsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -40,6 +40,7 @@ func commands() []command {
 		{"calibrate", "measure L, o, g, G, O and S of a network (LogGP PRTT method), or fit a saved table", runCalibrate},
 		{"trace", "run an MPI program under the tracer: one trace file per rank", runTrace},
 		{"sweep", "simulate a parameter sweep in parallel, resumable, into a CSV; merge shards; plot", runSweep},
+		{"report", "write a self-contained HTML report of a sim --json result, its timeline and sweeps", runReport},
 		{"version", "print the version and the binary format versions read", runVersion},
 		{"help", "explain a command and its flags", nil},
 	}
@@ -108,6 +109,11 @@ func help(name string, stdout, stderr io.Writer) int {
 		var o CalibrateOptions
 		var d int64
 		fs := calibrateFlags(&o, &d)
+		fs.SetOutput(stdout)
+		fs.Usage()
+	case "report":
+		var ranks string
+		fs := reportFlags(&ReportOptions{}, &ranks)
 		fs.SetOutput(stdout)
 		fs.Usage()
 	case "version":

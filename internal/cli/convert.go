@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gopsim/gopsim/collective"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -34,6 +36,9 @@ type ConvertOptions struct {
 	// MPI is the library a liballprof trace was taken with ("openmpi",
 	// "mpich"; "": detected).
 	MPI string
+	// Quiet draws no progress bar (one is drawn on log only when it is a
+	// terminal).
+	Quiet bool
 }
 
 // convertFormats are the input formats, in the order they are tried when
@@ -109,6 +114,7 @@ func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
 	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
 	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time, and with --to tit time into compute actions")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the ranks converted on stderr (it is drawn only when stderr is a terminal)")
 	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim convert [flags] IN OUT
@@ -341,7 +347,10 @@ func convertToTIT(in, from, out string, o ConvertOptions, log io.Writer) error {
 		}
 		label = from + " trace"
 		s = goal.NewSchedule(src.NumRanks())
-		if _, err := trace.Convert(src, o.Trace, s.AppendRank); err != nil {
+		write, done := rankProgress(log, src.NumRanks(), o.Quiet, s.AppendRank)
+		_, err := trace.Convert(src, o.Trace, write)
+		done(err)
+		if err != nil {
 			return err
 		}
 	}
@@ -403,8 +412,10 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 			}
 			write, closeW = bw.WriteRank, bw.Close
 		}
+		write, done := rankProgress(log, n, o.Quiet, write)
 		var err error
 		st, err = trace.Convert(src, o.Trace, write)
+		done(err)
 		if err != nil {
 			return err
 		}
@@ -440,4 +451,28 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 		fmt.Fprintf(log, "unsupported calls counted as computation: %v\n", unsupported)
 	}
 	return nil
+}
+
+// rankProgress wraps write with a progress bar of the ranks converted,
+// drawn on log when it is a terminal and not quiet. Call done with the
+// conversion's error when it returns.
+func rankProgress(log io.Writer, numRanks int, quiet bool, write func(*goal.RankBlock) error) (wrapped func(*goal.RankBlock) error, done func(error)) {
+	bar := progress.New(log, int64(numRanks), "ranks", quiet)
+	if !bar.Enabled() {
+		return write, func(error) {}
+	}
+	var ranks atomic.Int64
+	stop := bar.Poll(ranks.Load, 0)
+	return func(b *goal.RankBlock) error {
+			err := write(b)
+			ranks.Add(1)
+			return err
+		}, func(err error) {
+			stop()
+			if err != nil {
+				bar.Abandon()
+				return
+			}
+			bar.Finish()
+		}
 }

@@ -8,11 +8,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/pattern"
+	"github.com/gopsim/gopsim/progress"
 )
 
 // GenOptions are the options of `gopsim gen`.
@@ -21,6 +23,7 @@ type GenOptions struct {
 	Params  pattern.Params
 	Output  string // "" writes text to stdout
 	Command string // the command line echoed into text output
+	Quiet   bool   // no progress bar (drawn on a terminal only)
 }
 
 type intList []int
@@ -78,6 +81,7 @@ func genFlags(o *GenOptions, v *genVars) *flag.FlagSet {
 	fs.BoolVar(&p.Periodic, "periodic", false, "halo neighbours wrap around")
 	fs.StringVar(&o.Output, "o", "", "output `file`: text if it ends in .goal, binary otherwise; default text on stdout")
 	fs.BoolVar(&v.list, "list", false, "list every pattern with its flags and exit")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar on stderr (it is drawn only when stderr is a terminal)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim gen -p PATTERN [flags] [-o FILE]
 
@@ -125,7 +129,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	// The command line, flags sorted, for the header of text output.
 	var parts []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "o" {
+		if f.Name != "o" && f.Name != "quiet" {
 			parts = append(parts, "-"+f.Name+" "+f.Value.String())
 		}
 	})
@@ -160,11 +164,18 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 		return err
 	}
 	var ops, edges int64
+	var ranks atomic.Int64 // ranks written, for the progress bar
+	// No bar when the schedule itself goes to the terminal.
+	toTerminal := (o.Output == "" || o.Output == "-") && progress.IsTerminal(stdout)
+	bar := progress.New(log, int64(g.NumRanks()), "ranks", o.Quiet || toTerminal)
+	stopBar := bar.Poll(ranks.Load, 0)
 	count := func(write func(*goal.RankBlock) error) func(*goal.RankBlock) error {
 		return func(b *goal.RankBlock) error {
 			ops += int64(len(b.Ops))
 			edges += int64(len(b.Deps))
-			return write(b)
+			err := write(b)
+			ranks.Add(1)
+			return err
 		}
 	}
 	writeText := func(w io.Writer) error {
@@ -203,9 +214,12 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 		form = goal.FormatBinary
 		err = goal.AtomicWrite(out, writeBinary)
 	}
+	stopBar()
 	if err != nil {
+		bar.Abandon()
 		return fmt.Errorf("writing %s: %w", out, err)
 	}
+	bar.Finish()
 	size := ""
 	if fi, err := os.Stat(out); err == nil && out != "stdout" {
 		size = fmt.Sprintf(", %d bytes (%.2f bytes/op)", fi.Size(), float64(fi.Size())/float64(max(ops, 1)))

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/sweep"
 )
 
@@ -22,9 +23,12 @@ type SweepOptions struct {
 	Output  string      // "" means the spec's output (with the shard's suffix)
 	Shard   sweep.Shard // the zero value is the whole sweep
 	Workers int         // 0: every core
-	Quiet   bool        // no progress line, no timing
-	Sort    bool
-	DryRun  bool
+	Quiet   bool        // no progress bar, no timing
+	// Progress configures the bar; Quiet overrides it (tests set
+	// Progress.Terminal to see the bar on a buffer).
+	Progress progress.Options
+	Sort     bool
+	DryRun   bool
 }
 
 func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
@@ -32,7 +36,7 @@ func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
 	fs.StringVar(&o.Output, "o", "", "result CSV `file` (default: the spec's output; with --shard, NAME-shard-I-of-N.csv)")
 	fs.StringVar(shard, "shard", "", "run only shard `I/N`: the points whose id modulo N is I (0 <= I < N)")
 	fs.IntVar(&o.Workers, "workers", 0, "simulations at once (default: every core)")
-	fs.BoolVar(&o.Quiet, "quiet", false, "no progress line and no timing on stderr")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar and no timing on stderr (the bar is drawn only when stderr is a terminal)")
 	fs.BoolVar(&o.Sort, "sort", false, "when done, rewrite the CSV in point order (byte-identical whatever the completion order)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the points (the first 20) and the output file, simulate nothing")
 	fs.Usage = func() { sweepUsage(fs.Output()) }
@@ -200,18 +204,25 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// sweepBar feeds sweep.Run's progress lines ("\rsweep: 12/96 points
+// ...") into a progress bar: the bar gets the points done (those already
+// in the CSV included) and draws rate and ETA itself.
+type sweepBar struct {
+	bar  *progress.Bar
+	done bool
+}
+
+func (s *sweepBar) Write(p []byte) (int, error) {
+	line := strings.TrimSpace(strings.TrimPrefix(string(p), "\r"))
+	var n, total int
+	if _, err := fmt.Sscanf(line, "sweep: %d/%d points", &n, &total); err == nil {
+		s.bar.Set(int64(n))
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return len(p), nil
 }
 
 // Sweep runs the sweep o names. A summary line goes to stdout; the
-// progress line (when stderr is a terminal), warnings and timing go to
+// progress bar (when stderr is a terminal), warnings and timing go to
 // stderr.
 func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error {
 	spec, err := sweep.ReadSpec(o.Spec)
@@ -226,13 +237,24 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 		return sweepDryRun(spec, o.Shard, out, stdout)
 	}
 	opt := sweep.Options{Output: out, Workers: o.Workers, Shard: o.Shard, Sort: o.Sort, Log: stderr, Tool: "gopsim " + versionString()}
-	if !o.Quiet && isTerminal(stderr) {
-		opt.Progress = stderr
+	points := 0
+	for id := 0; id < spec.NumPoints(); id++ {
+		if o.Shard.Has(id) {
+			points++
+		}
+	}
+	popt := o.Progress
+	popt.Quiet = popt.Quiet || o.Quiet
+	bar := progress.NewWith(stderr, int64(points), "points", popt)
+	if bar.Enabled() {
+		opt.Progress = &sweepBar{bar: bar}
 	}
 	sum, err := sweep.Run(ctx, spec, opt)
 	if err != nil {
+		bar.Abandon()
 		return err
 	}
+	bar.Finish()
 	if !o.Quiet {
 		rate := float64(sum.Ran) / max(sum.Wall.Seconds(), 1e-9)
 		fmt.Fprintf(stderr, "gopsim sweep: %d points simulated in %v (%.1f points/s)\n", sum.Ran, sum.Wall.Round(time.Millisecond), rate)
