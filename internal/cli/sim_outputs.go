@@ -2,29 +2,291 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"io"
+	"slices"
 
+	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/timeline"
 )
 
 // simOutputs holds the flags of `gopsim sim` for what it reports beyond
 // finishing times: breakdown, critical path, timelines.
-type simOutputs struct{}
+type simOutputs struct {
+	breakdown bool
+	critical  bool
+	chrome    string // --timeline FILE.json
+	paraver   string // --paraver PREFIX
+	ranks     string // --timeline-ranks
+	window    string // --timeline-window
 
-func (s *simOutputs) flags(fs *flag.FlagSet) {}
-
-// options asks the engine for what the outputs need.
-func (s *simOutputs) options(opt *sim.Options) {}
-
-type breakdownReport struct{}
-type criticalPathReport struct{}
-
-// simResults is what the outputs computed from a run.
-type simResults struct{}
-
-func (s *simOutputs) results(p *sim.Program, res *sim.Result) (*simResults, error) {
-	return &simResults{}, nil
+	fs *flag.FlagSet // for the input's name in the timelines' metadata
 }
 
-func (r *simResults) fill(rep *simReport) {}
-func (r *simResults) text(w io.Writer)    {}
+// slowestListed is how many of the slowest ranks the breakdown lists.
+const slowestListed = 5
+
+// maxStepsText bounds the critical path steps the text form lists: the
+// first and last half of them (JSON has them all).
+const maxStepsText = 80
+
+func (s *simOutputs) flags(fs *flag.FlagSet) {
+	s.fs = fs
+	fs.BoolVar(&s.breakdown, "breakdown", false, "report where each rank's time went: calc, send and receive overhead, wait, noise, NIC busy (text: totals and the 5 slowest ranks; --json: every rank)")
+	fs.BoolVar(&s.critical, "critical-path", false, "report the chain of ops and messages that decides the finishing time, split into calc, overhead, latency, bandwidth, wait and noise")
+	fs.StringVar(&s.chrome, "timeline", "", "write a Chrome trace-event timeline to `FILE.json` (Perfetto, chrome://tracing)")
+	fs.StringVar(&s.paraver, "paraver", "", "write a Paraver trace: `PREFIX`.prv, PREFIX.pcf and PREFIX.row")
+	fs.StringVar(&s.ranks, "timeline-ranks", "", "`ranks` the timelines show, such as 0-15,32 (default: the first 64)")
+	fs.StringVar(&s.window, "timeline-window", "", "time window `T0:T1` in ns the timelines show (either side may be empty)")
+}
+
+// options asks the engine for what the outputs need: the breakdown for
+// --breakdown and for JSON, whose totals always include it (text without
+// --breakdown does not show it, and it slows a large run down by a
+// third), the per-op record (72 bytes per op) only for a critical path or
+// a timeline.
+func (s *simOutputs) options(opt *sim.Options) {
+	opt.Breakdown = s.breakdown || !s.textOnly()
+	if s.critical || s.chrome != "" || s.paraver != "" {
+		opt.Record = true
+	}
+}
+
+// textOnly reports whether the command line asked for text output; it
+// cannot tell (and says false) when Sim was called without flags.
+func (s *simOutputs) textOnly() bool {
+	if s.fs == nil {
+		return false
+	}
+	f := s.fs.Lookup("json")
+	return f != nil && f.Value.String() == "false"
+}
+
+// breakdownReport is the "breakdown" part of the JSON result: totals over
+// all ranks, every rank with --breakdown, and the slowest ranks.
+type breakdownReport struct {
+	Totals  breakdownTotals `json:"totals"`
+	PerRank []rankBreakdown `json:"per_rank,omitempty"`
+	Slowest []int           `json:"slowest"`
+	perRank []sim.Breakdown // every rank, for the text form
+	cpus    int
+}
+
+type breakdownTotals struct {
+	Calc         int64 `json:"calc_ns"`
+	SendOverhead int64 `json:"send_overhead_ns"`
+	RecvOverhead int64 `json:"recv_overhead_ns"`
+	Wait         int64 `json:"wait_ns"`
+	Noise        int64 `json:"noise_ns"`
+	NICBusy      int64 `json:"nic_busy_ns"`
+}
+
+type rankBreakdown struct {
+	Rank int `json:"rank"`
+	sim.Breakdown
+}
+
+// criticalPathReport is the "critical_path" part of the JSON result.
+type criticalPathReport struct {
+	Length    int64      `json:"length_ns"`
+	Calc      int64      `json:"calc_ns"`
+	Overhead  int64      `json:"overhead_ns"`
+	Latency   int64      `json:"latency_ns"`
+	Bandwidth int64      `json:"bandwidth_ns"`
+	Wait      int64      `json:"wait_ns"`
+	Noise     int64      `json:"noise_ns"`
+	Steps     []pathStep `json:"steps"`
+}
+
+type pathStep struct {
+	Rank  int    `json:"rank"`
+	Op    int32  `json:"op"` // index within the rank
+	Label string `json:"label"`
+	Kind  string `json:"kind"` // calc, send, recv or message
+	Start int64  `json:"start_ns"`
+	End   int64  `json:"end_ns"`
+	Peer  int32  `json:"peer"`
+	Bytes uint64 `json:"bytes"`
+	What  string `json:"what"`
+}
+
+// simResults is what the outputs computed from a run.
+type simResults struct {
+	breakdown *breakdownReport
+	showBD    bool
+	path      *criticalPathReport
+	files     []string // lines naming the timeline files written, for the text form
+}
+
+func (s *simOutputs) results(p *sim.Program, res *sim.Result) (*simResults, error) {
+	r := &simResults{showBD: s.breakdown}
+	if res.Breakdown != nil {
+		r.breakdown = newBreakdownReport(res, p.NumCPUs, s.breakdown)
+	}
+	if s.critical {
+		path, err := sim.CriticalPath(p, res)
+		if err != nil {
+			return nil, err
+		}
+		r.path = newCriticalPathReport(path)
+	}
+	if s.chrome == "" && s.paraver == "" {
+		if s.ranks != "" || s.window != "" {
+			return nil, fmt.Errorf("--timeline-ranks and --timeline-window need --timeline or --paraver")
+		}
+		return r, nil
+	}
+	var opt timeline.Options
+	if s.fs != nil && s.fs.NArg() == 1 {
+		opt.Input = s.fs.Arg(0)
+	}
+	if s.ranks != "" {
+		ranks, err := timeline.ParseRanks(s.ranks)
+		if err != nil {
+			return nil, fmt.Errorf("--timeline-ranks: %w", err)
+		}
+		opt.Ranks = ranks
+	}
+	if s.window != "" {
+		from, to, err := timeline.ParseWindow(s.window)
+		if err != nil {
+			return nil, fmt.Errorf("--timeline-window: %w", err)
+		}
+		opt.From, opt.To = from, to
+	}
+	if s.chrome != "" {
+		err := goal.AtomicWrite(s.chrome, func(w io.Writer) error { return timeline.WriteChrome(w, p, res, opt) })
+		if err != nil {
+			return nil, fmt.Errorf("--timeline %s: %w", s.chrome, err)
+		}
+		r.files = append(r.files, "timeline:   "+s.chrome+" (Chrome trace events: Perfetto, chrome://tracing)")
+	}
+	if s.paraver != "" {
+		if err := timeline.WriteParaver(s.paraver, p, res, opt); err != nil {
+			return nil, fmt.Errorf("--paraver: %w", err)
+		}
+		r.files = append(r.files, "paraver:    "+s.paraver+".prv, .pcf, .row")
+	}
+	return r, nil
+}
+
+func newBreakdownReport(res *sim.Result, cpus int, perRank bool) *breakdownReport {
+	b := &breakdownReport{perRank: res.Breakdown, cpus: cpus}
+	for r, x := range res.Breakdown {
+		t := &b.Totals
+		t.Calc += x.Calc
+		t.SendOverhead += x.SendOverhead
+		t.RecvOverhead += x.RecvOverhead
+		t.Wait += x.Wait
+		t.Noise += x.Noise
+		t.NICBusy += x.NICBusy
+		if perRank {
+			b.PerRank = append(b.PerRank, rankBreakdown{Rank: r, Breakdown: x})
+		}
+	}
+	b.Slowest = slowestRanks(res.PerRank, slowestListed)
+	return b
+}
+
+// slowestRanks returns the n ranks that finish last, latest first, ties
+// to the lowest rank.
+func slowestRanks(finish []int64, n int) []int {
+	idx := make([]int, len(finish))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case finish[a] > finish[b]:
+			return -1
+		case finish[a] < finish[b]:
+			return 1
+		}
+		return 0
+	})
+	return idx[:min(n, len(idx))]
+}
+
+func newCriticalPathReport(p *sim.Path) *criticalPathReport {
+	r := &criticalPathReport{Length: p.Length, Calc: p.Calc, Overhead: p.Overhead, Latency: p.Latency,
+		Bandwidth: p.Bandwidth, Wait: p.Wait, Noise: p.Noise, Steps: make([]pathStep, len(p.Steps))}
+	for i, st := range p.Steps {
+		r.Steps[i] = pathStep{Rank: st.Rank, Op: st.Index, Label: st.Label, Kind: st.Kind.String(),
+			Start: st.Start, End: st.End, Peer: st.Peer, Bytes: st.Bytes, What: st.What}
+	}
+	return r
+}
+
+func (r *simResults) fill(rep *simReport) {
+	if r == nil {
+		return
+	}
+	rep.Breakdown = r.breakdown
+	rep.CriticalPath = r.path
+}
+
+// percent is part as a share of whole.
+func percent(part, whole int64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
+}
+
+func (r *simResults) text(w io.Writer) {
+	if r == nil {
+		return
+	}
+	if b := r.breakdown; b != nil && r.showBD {
+		t := b.Totals
+		cpu := t.Calc + t.SendOverhead + t.RecvOverhead + t.Wait + t.Noise
+		fmt.Fprintf(w, "breakdown:  CPU time of all ranks up to their finishing times, %d ns (%d CPU per rank)\n", cpu, b.cpus)
+		for _, x := range []struct {
+			name string
+			v    int64
+		}{{"calc", t.Calc}, {"send overhead", t.SendOverhead}, {"recv overhead", t.RecvOverhead},
+			{"wait", t.Wait}, {"noise", t.Noise}} {
+			fmt.Fprintf(w, "  %-14s %16d ns %6.1f%%\n", x.name, x.v, percent(x.v, cpu))
+		}
+		fmt.Fprintf(w, "  %-14s %16d ns %6.1f%% (NICs, overlapping the above)\n", "NIC busy", t.NICBusy, percent(t.NICBusy, cpu))
+		fmt.Fprintf(w, "slowest ranks, ns:\n  %-6s %14s %14s %14s %14s %14s %14s %14s\n", "rank", "finish", "calc", "send_overhead", "recv_overhead", "wait", "noise", "nic_busy")
+		for _, k := range b.Slowest {
+			x := b.perRank[k]
+			fmt.Fprintf(w, "  %-6d %14d %14d %14d %14d %14d %14d %14d\n", k, x.Finish, x.Calc, x.SendOverhead, x.RecvOverhead, x.Wait, x.Noise, x.NICBusy)
+		}
+	}
+	if p := r.path; p != nil {
+		fmt.Fprintf(w, "critical path: %d ns in %d steps:", p.Length, len(p.Steps))
+		for _, x := range []struct {
+			name string
+			v    int64
+		}{{"calc", p.Calc}, {"overhead", p.Overhead}, {"latency", p.Latency}, {"bandwidth", p.Bandwidth}, {"wait", p.Wait}, {"noise", p.Noise}} {
+			fmt.Fprintf(w, " %s %d ns (%.1f%%)", x.name, x.v, percent(x.v, p.Length))
+			if x.name != "noise" {
+				fmt.Fprint(w, ",")
+			}
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  %12s %12s  %-7s %6s %6s %-12s %s\n", "start_ns", "end_ns", "kind", "rank", "op", "label", "what")
+		for i, st := range p.Steps {
+			if len(p.Steps) > maxStepsText && i == maxStepsText/2 {
+				fmt.Fprintf(w, "  ... %d steps (all in --json) ...\n", len(p.Steps)-maxStepsText)
+			}
+			if len(p.Steps) > maxStepsText && i >= maxStepsText/2 && i < len(p.Steps)-maxStepsText/2 {
+				continue
+			}
+			what := st.What
+			switch st.Kind {
+			case "send", "message":
+				what = fmt.Sprintf("%s (%d bytes to %d)", what, st.Bytes, st.Peer)
+			case "recv":
+				what = fmt.Sprintf("%s (%d bytes from %d)", what, st.Bytes, st.Peer)
+			}
+			fmt.Fprintf(w, "  %12d %12d  %-7s %6d %6d %-12s %s\n", st.Start, st.End, st.Kind, st.Rank, st.Op, st.Label, what)
+		}
+	}
+	for _, f := range r.files {
+		fmt.Fprintln(w, f)
+	}
+}

@@ -1,0 +1,117 @@
+package sim
+
+import "github.com/gopsim/gopsim/goal"
+
+// OpInfo is what the schedule says of one op of a Program, as read by
+// Program.OpInfo: the static fields, not the state of a run.
+type OpInfo struct {
+	Rank  int       // rank that owns the op
+	Index int32     // op index within the rank
+	Kind  goal.Kind // Send, Recv or Calc
+	Peer  int32     // destination (send), source (recv, may be goal.AnySource); 0 for calc
+	Tag   uint32    // message tag (goal.AnyTag for the wildcard); 0 for calc
+	Size  uint64    // bytes (send, recv) or ns (calc)
+	CPU   uint16    // CPU that executes the op
+	NIC   uint16    // NIC that carries the message; 0 for calc
+}
+
+// Edge is a dependency edge of a Program seen from one end: the op at the
+// other end, by global index, and whether it is an irequires edge (the
+// successor may start once the predecessor has started) rather than a
+// requires edge (once it has completed). Edges never leave a rank.
+type Edge struct {
+	Op    int32
+	Start bool
+}
+
+// OpInfo returns the static fields of op g (global index, 0 <= g <
+// NumOps()).
+func (p *Program) OpInfo(g int32) OpInfo {
+	o := &p.ops[g]
+	r := p.rankOf(g)
+	info := OpInfo{Rank: r, Index: g - p.rankStart[r], Kind: o.kind(), Peer: o.peer, Tag: o.tag, Size: o.bytes()}
+	if p.cn != nil {
+		info.CPU, info.NIC = uint16(p.cn[g]>>16), uint16(p.cn[g])
+	}
+	return info
+}
+
+// Label returns the label of op g: the one the schedule gave it ("" when
+// a text schedule gave none), or goal.CanonicalLabel of its index within
+// its rank when the schedule stored none.
+func (p *Program) Label(g int32) string { return p.label(p.rankOf(g), g) }
+
+// RankOps returns the global indexes of rank r's ops: lo <= g < hi.
+func (p *Program) RankOps(r int) (lo, hi int32) { return p.rankStart[r], p.rankStart[r+1] }
+
+// Succ appends the successors of op g to buf and returns it, in the order
+// the schedule gave the edges.
+func (p *Program) Succ(g int32, buf []Edge) []Edge {
+	ed := p.ops[g].edge
+	if ed&edgeList == 0 {
+		if ed != 0 {
+			buf = append(buf, Edge{Op: g + int32(ed>>1), Start: ed&1 != 0})
+		}
+		return buf
+	}
+	at := ed &^ edgeList
+	for _, d := range p.deps[at+1 : at+1+p.deps[at]] {
+		buf = append(buf, Edge{Op: int32(d >> 1), Start: d&1 != 0})
+	}
+	return buf
+}
+
+// Preds returns the predecessors of every op of rank r, in CSR form:
+// op g's are edges[start[g-lo]:start[g-lo+1]] where lo, _ = RankOps(r),
+// with Edge.Op the predecessor, each list in the order of the
+// predecessors' indexes. It costs a pass over the rank's edges; callers
+// that walk a graph backwards keep the result per rank.
+func (p *Program) Preds(r int) (start []int32, edges []Edge) {
+	lo, hi := p.RankOps(r)
+	start = make([]int32, hi-lo+1)
+	var buf []Edge
+	for g := lo; g < hi; g++ {
+		buf = p.Succ(g, buf[:0])
+		for _, e := range buf {
+			start[e.Op-lo+1]++
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	edges = make([]Edge, start[len(start)-1])
+	fill := make([]int32, hi-lo)
+	for g := lo; g < hi; g++ {
+		buf = p.Succ(g, buf[:0])
+		for _, e := range buf {
+			i := e.Op - lo
+			edges[start[i]+fill[i]] = Edge{Op: g, Start: e.Start}
+			fill[i]++
+		}
+	}
+	return start, edges
+}
+
+// MessageCost is what a message of a given size pays under a parameter
+// set, in ns (Costs.Of), as the engine charges it without noise.
+type MessageCost struct {
+	L        int64 // wire latency
+	Overhead int64 // o, per message at each end
+	SendCPU  int64 // the sender's CPU: o + (s-1)·O
+	RecvCPU  int64 // the receiver's CPU: o + max((s-1)·O, (s-1)·G)
+	NIC      int64 // a NIC's occupation at either end: g + (s-1)·G
+}
+
+// Costs resolves message sizes to their costs under one parameter set,
+// size ranges included.
+type Costs struct{ t costTable }
+
+// NewCosts returns the costs of parameter set p.
+func NewCosts(p Params) *Costs { return &Costs{t: newCostTable(&p)} }
+
+// Of returns the costs of a message of size bytes.
+func (c *Costs) Of(size uint64) MessageCost {
+	co := c.t.of(size)
+	b := bytesBeyondFirst(size)
+	return MessageCost{L: co.L, Overhead: co.o, SendCPU: co.o + co.O(b), RecvCPU: co.o + max(co.O(b), co.G(b)), NIC: co.g + co.G(b)}
+}

@@ -1,0 +1,308 @@
+package timeline
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// Paraver states (the .pcf names them).
+const (
+	StateIdle  = 0
+	StateCalc  = 1
+	StateSend  = 2 // a send's CPU overhead
+	StateRecv  = 3 // a receive overhead
+	StateNoise = 4
+)
+
+// EventOp is the Paraver event type that marks CPU work with its op: the
+// value is the op's index within its rank plus one at the start of a
+// calc, send overhead or receive overhead, and 0 at its end.
+const EventOp = 90000001
+
+// ParaverDate is the creation date every .prv header carries, so that the
+// same run gives the same file: Paraver shows it, and nothing depends on
+// it.
+const ParaverDate = "01/01/70 at 00:00"
+
+// WriteParaver writes the run as the Paraver trace PREFIX.prv with its
+// PREFIX.pcf and PREFIX.row, each replaced atomically (goal.AtomicWrite).
+func WriteParaver(prefix string, p *sim.Program, res *sim.Result, opt Options) error {
+	if _, err := newView(p, res, opt); err != nil {
+		return err
+	}
+	if err := goal.AtomicWrite(prefix+".prv", func(w io.Writer) error { return WritePRV(w, p, res, opt) }); err != nil {
+		return fmt.Errorf("timeline: %s.prv: %w", prefix, err)
+	}
+	if err := goal.AtomicWrite(prefix+".pcf", WritePCF); err != nil {
+		return fmt.Errorf("timeline: %s.pcf: %w", prefix, err)
+	}
+	if err := goal.AtomicWrite(prefix+".row", func(w io.Writer) error { return WriteROW(w, p, res, opt) }); err != nil {
+		return fmt.Errorf("timeline: %s.row: %w", prefix, err)
+	}
+	return nil
+}
+
+// prvRec is one record of a .prv body, before formatting.
+type prvRec struct {
+	time   int64 // begin (state), time (event), logical send (communication)
+	kind   uint8 // 1 state, 2 event, 3 communication
+	task   int32 // 0-based position among the shown ranks (sender's, for a communication)
+	thread int32 // 0-based
+	end    int64 // state: end; event: value
+	val    int64 // state: state; event: type; communication: the send op
+}
+
+// WritePRV writes the .prv trace. The header is
+//
+//	#Paraver (01/01/70 at 00:00):FTIME_ns:K(C,...,C):1:K(C:1,...,C:K)
+//
+// with the fixed date ParaverDate, FTIME the run's maximum finishing time,
+// and K nodes of C CPUs (C the CPUs per rank), one per shown rank, running
+// one application of K tasks (the shown ranks, in Options.Ranks order) of
+// C threads (one per CPU). CPU c of the i-th shown rank is Paraver CPU
+// i·C + c + 1. The body has, sorted by time (then record type, task,
+// thread):
+//
+//	1:cpu:1:task:thread:begin:end:state          CPU work: StateCalc, StateSend, StateRecv, StateNoise
+//	2:cpu:1:task:thread:time:90000001:value      EventOp at the start (op index + 1) and end (0) of CPU work
+//	3:cpu:1:task:thread:lsend:psend:cpu:1:task:thread:lrecv:precv:size:tag
+//
+// A communication is a message between two shown ranks: logical send
+// when its send started, physical send o later (when it leaves for the
+// wire), logical receive when the receive completed, physical receive
+// when the receiver took it; the receiving thread is the CPU that paid the
+// receive overhead. A tag of goal.AnyTag is written as 0. Gaps between
+// states are idle.
+//
+// The records of the shown ranks and window are sorted in memory (about
+// 48 bytes each); bound big runs with Options.
+func WritePRV(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
+	v, err := newView(p, res, opt)
+	if err != nil {
+		return err
+	}
+	var recs []prvRec
+	for i, r := range v.ranks {
+		err := v.slices(r, func(s slice) error {
+			if s.track >= v.nc {
+				return nil // NICs are not Paraver threads
+			}
+			t := int32(s.track)
+			state := int64(StateNoise)
+			switch s.kind {
+			case sCalc:
+				state = StateCalc
+			case sOSend:
+				state = StateSend
+			case sORecv:
+				state = StateRecv
+			}
+			recs = append(recs, prvRec{time: s.start, kind: 1, task: int32(i), thread: t, end: s.end, val: state})
+			if s.kind != sNoise {
+				idx := int64(v.p.OpInfo(s.op).Index) + 1
+				recs = append(recs, prvRec{time: s.start, kind: 2, task: int32(i), thread: t, end: idx, val: EventOp},
+					prvRec{time: s.end, kind: 2, task: int32(i), thread: t, end: 0, val: EventOp})
+			}
+			if s.kind == sOSend && v.flow(s.msg) {
+				recs = append(recs, prvRec{time: s.start, kind: 3, task: int32(i), thread: t, val: int64(s.msg)})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	slices.SortStableFunc(recs, func(a, b prvRec) int {
+		switch {
+		case a.time != b.time:
+			return cmpInt64(a.time, b.time)
+		case a.kind != b.kind:
+			return int(a.kind) - int(b.kind)
+		case a.task != b.task:
+			return int(a.task - b.task)
+		case a.thread != b.thread:
+			return int(a.thread - b.thread)
+		case a.kind == 2 && (a.end == 0) != (b.end == 0):
+			if a.end == 0 { // an op's end before the next op's start
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	bw := bufio.NewWriterSize(w, 64<<10)
+	b := make([]byte, 0, 256)
+	b = append(b, "#Paraver ("+ParaverDate+"):"...)
+	b = strconv.AppendInt(b, res.MaxTime, 10)
+	b = append(b, "_ns:"...)
+	k := len(v.ranks)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, '(')
+	for i := 0; i < k; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(v.nc), 10)
+	}
+	b = append(b, "):1:"...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, '(')
+	for i := 0; i < k; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(v.nc), 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(i+1), 10)
+	}
+	b = append(b, ")\n"...)
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	cpu := func(b []byte, task, thread int32) []byte {
+		b = strconv.AppendInt(b, int64(task)*int64(v.nc)+int64(thread)+1, 10)
+		b = append(b, ":1:"...)
+		b = strconv.AppendInt(b, int64(task)+1, 10)
+		b = append(b, ':')
+		return strconv.AppendInt(b, int64(thread)+1, 10)
+	}
+	rec := v.res.Record
+	for _, x := range recs {
+		b = b[:0]
+		b = append(b, '0'+x.kind, ':')
+		b = cpu(b, x.task, x.thread)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, x.time, 10)
+		switch x.kind {
+		case 1:
+			b = append(b, ':')
+			b = strconv.AppendInt(b, x.end, 10)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, x.val, 10)
+		case 2:
+			b = append(b, ':')
+			b = strconv.AppendInt(b, x.val, 10)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, x.end, 10)
+		case 3:
+			s := int32(x.val)
+			in := v.p.OpInfo(s)
+			sr := &rec[s]
+			c := v.costs.Of(in.Size)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, sr.Start+c.Overhead, 10)
+			b = append(b, ':')
+			b = cpu(b, v.slot[in.Peer], int32(in.CPU))
+			b = append(b, ':')
+			b = strconv.AppendInt(b, rec[sr.Match].End, 10)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, sr.Arrive, 10)
+			b = append(b, ':')
+			b = strconv.AppendUint(b, in.Size, 10)
+			b = append(b, ':')
+			t := in.Tag
+			if t == goal.AnyTag {
+				t = 0
+			}
+			b = strconv.AppendUint(b, uint64(t), 10)
+		}
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// WritePCF writes the .pcf configuration: default view options, the
+// state names and colours, and the EventOp event type.
+func WritePCF(w io.Writer) error {
+	_, err := io.WriteString(w, `DEFAULT_OPTIONS
+
+LEVEL               THREAD
+UNITS               NANOSEC
+LOOK_BACK           100
+SPEED               1
+FLAG_ICONS          ENABLED
+NUM_OF_STATE_COLORS 1000
+YMAX_SCALE          4
+
+
+DEFAULT_SEMANTIC
+
+THREAD_FUNC         State As Is
+
+
+STATES
+0    Idle
+1    Calc
+2    Send overhead (o_send)
+3    Receive overhead (o_recv)
+4    Noise
+
+
+STATES_COLOR
+0    {117,195,255}
+1    {0,0,255}
+2    {230,25,75}
+3    {60,180,75}
+4    {255,165,0}
+
+
+EVENT_TYPE
+0    `+strconv.Itoa(EventOp)+`    GOAL op (index within its rank + 1; 0 at the end of its CPU work)
+VALUES
+0      End
+
+
+`)
+	return err
+}
+
+// WriteROW writes the .row names: CPUs, nodes, tasks and threads, named
+// after the shown ranks.
+func WriteROW(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
+	v, err := newView(p, res, opt)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	k := len(v.ranks)
+	fmt.Fprintf(bw, "LEVEL CPU SIZE %d\n", k*v.nc)
+	for _, r := range v.ranks {
+		for c := 0; c < v.nc; c++ {
+			fmt.Fprintf(bw, "rank %d CPU %d\n", r, c)
+		}
+	}
+	fmt.Fprintf(bw, "\nLEVEL NODE SIZE %d\n", k)
+	for _, r := range v.ranks {
+		fmt.Fprintf(bw, "rank %d\n", r)
+	}
+	fmt.Fprintf(bw, "\nLEVEL TASK SIZE %d\n", k)
+	for _, r := range v.ranks {
+		fmt.Fprintf(bw, "rank %d\n", r)
+	}
+	fmt.Fprintf(bw, "\nLEVEL THREAD SIZE %d\n", k*v.nc)
+	for _, r := range v.ranks {
+		for c := 0; c < v.nc; c++ {
+			fmt.Fprintf(bw, "rank %d CPU %d\n", r, c)
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,259 @@
+package timeline
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// DefaultRanks is how many ranks a timeline shows when Options.Ranks is
+// nil: ranks 0 to DefaultRanks-1.
+const DefaultRanks = 64
+
+// ErrNoRecord is returned for a result without per-op records.
+var ErrNoRecord = errors.New("timeline: the result has no per-op record (run with sim.Options.Record)")
+
+// Options bound a timeline. The zero value shows the first DefaultRanks
+// ranks over the whole run.
+type Options struct {
+	// Ranks are the ranks to show, in this order, each once; empty means
+	// the first DefaultRanks (or all, if fewer).
+	Ranks []int
+	// From and To are the time window in ns: what overlaps [From, To] is
+	// shown. To == 0 means the end of the run.
+	From, To int64
+	// Input names the schedule, for the files' metadata.
+	Input string
+}
+
+// ParseRanks parses a rank list such as "0-15,32" (ranges inclusive).
+func ParseRanks(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("timeline: rank list %q: %q is not a rank", s, f)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a {
+				return nil, fmt.Errorf("timeline: rank list %q: %q is not a range a-b with a <= b", s, f)
+			}
+		}
+		if b-a > 1<<24 {
+			return nil, fmt.Errorf("timeline: rank list %q: range %q too large", s, f)
+		}
+		for r := a; r <= b; r++ {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("timeline: rank list %q is empty", s)
+	}
+	return out, nil
+}
+
+// ParseWindow parses a time window "T0:T1" in ns; either side may be
+// empty (from 0, to the end).
+func ParseWindow(s string) (from, to int64, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("timeline: window %q: want T0:T1 in ns", s)
+	}
+	if a = strings.TrimSpace(a); a != "" {
+		if from, err = strconv.ParseInt(a, 10, 64); err != nil || from < 0 {
+			return 0, 0, fmt.Errorf("timeline: window %q: %q is not a time in ns", s, a)
+		}
+	}
+	if b = strings.TrimSpace(b); b != "" {
+		if to, err = strconv.ParseInt(b, 10, 64); err != nil || to <= 0 {
+			return 0, 0, fmt.Errorf("timeline: window %q: %q is not a time in ns", s, b)
+		}
+		if to < from {
+			return 0, 0, fmt.Errorf("timeline: window %q ends before it starts", s)
+		}
+	}
+	return from, to, nil
+}
+
+// view is a checked Options over one run.
+type view struct {
+	p      *sim.Program
+	res    *sim.Result
+	costs  *sim.Costs
+	ranks  []int
+	slot   []int32 // per rank of the run: its position in ranks, or -1
+	from   int64
+	to     int64 // inclusive; MaxInt64 without a bound
+	nc, nn int
+	input  string
+}
+
+func newView(p *sim.Program, res *sim.Result, opt Options) (*view, error) {
+	if res.Record == nil {
+		return nil, ErrNoRecord
+	}
+	if len(res.Record) != p.NumOps() || res.NumRanks != p.NumRanks {
+		return nil, fmt.Errorf("timeline: the result (%d ranks, %d ops) is not the program's (%d ranks, %d ops)",
+			res.NumRanks, len(res.Record), p.NumRanks, p.NumOps())
+	}
+	if opt.From < 0 || opt.To < 0 || (opt.To > 0 && opt.To < opt.From) {
+		return nil, fmt.Errorf("timeline: window [%d, %d] ns is not a time window", opt.From, opt.To)
+	}
+	v := &view{p: p, res: res, costs: sim.NewCosts(res.Params), from: opt.From, to: opt.To,
+		nc: p.NumCPUs, nn: p.NumNICs, input: opt.Input}
+	if v.to == 0 {
+		v.to = 1<<63 - 1
+	}
+	v.ranks = opt.Ranks
+	if len(v.ranks) == 0 {
+		v.ranks = make([]int, min(p.NumRanks, DefaultRanks))
+		for i := range v.ranks {
+			v.ranks[i] = i
+		}
+	}
+	v.slot = make([]int32, p.NumRanks)
+	for i := range v.slot {
+		v.slot[i] = -1
+	}
+	for i, r := range v.ranks {
+		if r < 0 || r >= p.NumRanks {
+			return nil, fmt.Errorf("timeline: rank %d: the schedule has ranks 0 to %d", r, p.NumRanks-1)
+		}
+		if v.slot[r] >= 0 {
+			return nil, fmt.Errorf("timeline: rank %d listed twice", r)
+		}
+		v.slot[r] = int32(i)
+	}
+	return v, nil
+}
+
+// overlaps reports whether [s, e] meets the window.
+func (v *view) overlaps(s, e int64) bool { return e >= v.from && s <= v.to }
+
+// What a slice is; the names are those of the Chrome form.
+type sliceKind uint8
+
+const (
+	sCalc sliceKind = iota
+	sOSend
+	sORecv
+	sNoise
+	sNICSend
+	sNICRecv
+)
+
+var sliceNames = [...]string{"calc", "o_send", "o_recv", "noise", "send", "recv"}
+
+// slice is one busy interval of a rank's resource: track c < nc is CPU c,
+// nc+2n NIC n sending, nc+2n+1 NIC n receiving.
+type slice struct {
+	kind       sliceKind
+	track      int
+	start, end int64
+	op         int32 // the calc, the send (o_send, send), the receive (o_recv, recv); for noise the op of the work it follows
+	msg        int32 // the send of the message a slice belongs to, -1 for a calc's
+}
+
+// slices calls fn with the slices of rank r that overlap the window, op
+// by op: a calc's or send's own, then those of the message a receive got.
+func (v *view) slices(r int, fn func(s slice) error) error {
+	lo, hi := v.p.RankOps(r)
+	rec := v.res.Record
+	emit := func(s slice) error {
+		if v.overlaps(s.start, s.end) {
+			return fn(s)
+		}
+		return nil
+	}
+	for g := lo; g < hi; g++ {
+		in := v.p.OpInfo(g)
+		rc := &rec[g]
+		if rc.End < 0 && in.Kind != goal.Recv {
+			continue // never started (a failed run)
+		}
+		var err error
+		switch in.Kind {
+		case goal.Calc:
+			work := rc.CPUEnd - rc.Noise
+			err = emit(slice{kind: sCalc, track: int(in.CPU), start: rc.Start, end: work, op: g, msg: -1})
+			if err == nil && rc.Noise > 0 {
+				err = emit(slice{kind: sNoise, track: int(in.CPU), start: work, end: rc.CPUEnd, op: g, msg: -1})
+			}
+		case goal.Send:
+			c := v.costs.Of(in.Size)
+			work := rc.CPUEnd - rc.Noise
+			err = emit(slice{kind: sOSend, track: int(in.CPU), start: rc.Start, end: work, op: g, msg: g})
+			if err == nil && rc.Noise > 0 {
+				err = emit(slice{kind: sNoise, track: int(in.CPU), start: work, end: rc.CPUEnd, op: g, msg: g})
+			}
+			if err == nil {
+				err = emit(slice{kind: sNICSend, track: v.nc + 2*int(in.NIC), start: rc.Start, end: rc.Start + c.NIC, op: g, msg: g})
+			}
+		case goal.Recv:
+			s := rc.Match
+			if s < 0 || rec[s].Arrive < 0 {
+				continue
+			}
+			sin := v.p.OpInfo(s)
+			sr := &rec[s]
+			c := v.costs.Of(sin.Size)
+			work := sr.RecvCPUEnd - sr.RecvNoise
+			err = emit(slice{kind: sORecv, track: int(sin.CPU), start: sr.Arrive, end: work, op: g, msg: s})
+			if err == nil && sr.RecvNoise > 0 {
+				err = emit(slice{kind: sNoise, track: int(sin.CPU), start: work, end: sr.RecvCPUEnd, op: g, msg: s})
+			}
+			if err == nil {
+				err = emit(slice{kind: sNICRecv, track: v.nc + 2*int(sin.NIC) + 1, start: sr.Arrive, end: sr.Arrive + c.NIC, op: g, msg: s})
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flow reports whether the message of send s is drawn: both its ends
+// are shown (ranks and window).
+func (v *view) flow(s int32) bool {
+	rec := v.res.Record
+	sr := &rec[s]
+	if sr.Match < 0 || sr.Arrive < 0 {
+		return false
+	}
+	in := v.p.OpInfo(s)
+	if v.slot[in.Rank] < 0 || in.Peer < 0 || int(in.Peer) >= len(v.slot) || v.slot[in.Peer] < 0 {
+		return false
+	}
+	return v.overlaps(sr.Start, sr.CPUEnd-sr.Noise) && v.overlaps(sr.Arrive, sr.RecvCPUEnd-sr.RecvNoise)
+}
+
+// tag returns a message tag as a number, -1 for goal.AnyTag.
+func tag(t uint32) int64 {
+	if t == goal.AnyTag {
+		return -1
+	}
+	return int64(t)
+}
+
+// trackName names track k of a rank.
+func (v *view) trackName(k int) string {
+	if k < v.nc {
+		return "CPU " + strconv.Itoa(k)
+	}
+	n := (k - v.nc) / 2
+	if (k-v.nc)%2 == 0 {
+		return "NIC " + strconv.Itoa(n) + " send"
+	}
+	return "NIC " + strconv.Itoa(n) + " recv"
+}
