@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -135,5 +136,30 @@ func TestSweepNoiseSpecErrors(t *testing.T) {
 		if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.toml:") {
 			t.Errorf("spec %q: error %v, want a SpecError with %q", tc.spec, err, tc.want)
 		}
+	}
+}
+
+// TestOnProgress: the callback sees the points done rise by one per row,
+// from those already in the CSV to all of the shard's.
+func TestOnProgress(t *testing.T) {
+	s := setup(t, "p.toml", "input = \"pp.goal\"\n[grid]\nL_ns = [1, 2, 3, 4, 5]\n")
+	run := func() []int {
+		var seen []int
+		_, err := Run(context.Background(), s, Options{Workers: 2, OnProgress: func(done, total int) {
+			if total != 5 {
+				t.Errorf("total %d, want 5", total)
+			}
+			seen = append(seen, done)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seen
+	}
+	if got := run(); strings.Trim(strings.Join(strings.Fields(fmt.Sprint(got)), ","), "[]") != "0,1,2,3,4,5" {
+		t.Errorf("first run: %v, want [0 1 2 3 4 5]", got)
+	}
+	if got := run(); len(got) != 1 || got[0] != 5 {
+		t.Errorf("resumed run with every point done: %v, want [5]", got)
 	}
 }

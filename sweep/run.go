@@ -93,6 +93,11 @@ type Options struct {
 	// Progress, when not nil, receives a progress line (rate and ETA)
 	// rewritten in place with \r: give it a terminal.
 	Progress io.Writer
+	// OnProgress, when not nil, is called with the points done (those
+	// already in the CSV included) and the shard's points, once before
+	// the first simulation and after each row is written, from the
+	// goroutine that called Run.
+	OnProgress func(done, total int)
 	// Log, when not nil, receives warnings: a torn final line dropped, a
 	// note on size ranges.
 	Log io.Writer
@@ -254,6 +259,9 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 	}()
 
 	prog := progress{w: opt.Progress, total: sum.Points, before: sum.Already, done: sum.Already, start: time.Now()}
+	if opt.OnProgress != nil {
+		opt.OnProgress(prog.done, prog.total)
+	}
 	syncEvery := opt.SyncInterval
 	if syncEvery <= 0 {
 		syncEvery = time.Second
@@ -271,6 +279,9 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		}
 		sum.Ran++
 		prog.done++
+		if opt.OnProgress != nil {
+			opt.OnProgress(prog.done, prog.total)
+		}
 		now := time.Now()
 		if now.Sub(lastSync) >= syncEvery {
 			if werr = f.Sync(); werr != nil {

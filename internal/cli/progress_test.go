@@ -68,16 +68,3 @@ func TestSweepProgressBar(t *testing.T) {
 	}
 }
 
-func TestSweepBarParses(t *testing.T) {
-	var buf bytes.Buffer
-	bar := progress.NewWith(&buf, 96, "points", progress.Options{Terminal: true, Throttle: 1})
-	w := &sweepBar{bar: bar}
-	for _, line := range []string{"\rsweep: 12/96 points (12.5%), 3.0 points/s, ETA 28s\x1b[K", "garbage", "\n", "\rsweep: 96/96 points (100.0%), 3.0 points/s, ETA -\x1b[K"} {
-		if n, err := w.Write([]byte(line)); n != len(line) || err != nil {
-			t.Fatalf("Write(%q) = %d, %v", line, n, err)
-		}
-	}
-	if !strings.Contains(buf.String(), "12/96") || !strings.Contains(buf.String(), "96/96") {
-		t.Errorf("bar %q does not follow the lines", buf.String())
-	}
-}

@@ -204,23 +204,6 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// sweepBar feeds sweep.Run's progress lines ("\rsweep: 12/96 points
-// ...") into a progress bar: the bar gets the points done (those already
-// in the CSV included) and draws rate and ETA itself.
-type sweepBar struct {
-	bar  *progress.Bar
-	done bool
-}
-
-func (s *sweepBar) Write(p []byte) (int, error) {
-	line := strings.TrimSpace(strings.TrimPrefix(string(p), "\r"))
-	var n, total int
-	if _, err := fmt.Sscanf(line, "sweep: %d/%d points", &n, &total); err == nil {
-		s.bar.Set(int64(n))
-	}
-	return len(p), nil
-}
-
 // Sweep runs the sweep o names. A summary line goes to stdout; the
 // progress bar (when stderr is a terminal), warnings and timing go to
 // stderr.
@@ -247,7 +230,9 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	popt.Quiet = popt.Quiet || o.Quiet
 	bar := progress.NewWith(stderr, int64(points), "points", popt)
 	if bar.Enabled() {
-		opt.Progress = &sweepBar{bar: bar}
+		// The points done, those already in the CSV included; the bar
+		// draws rate and ETA.
+		opt.OnProgress = func(done, total int) { bar.Set(int64(done)) }
 	}
 	sum, err := sweep.Run(ctx, spec, opt)
 	if err != nil {
