@@ -67,4 +67,3 @@ func TestSweepProgressBar(t *testing.T) {
 		t.Errorf("--quiet: stderr %q", stderr.String())
 	}
 }
-
