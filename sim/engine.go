@@ -26,6 +26,9 @@ const (
 type Options struct {
 	Params Params
 	Queue  QueueKind
+	// Model is the member of the LogP family to simulate; the zero value
+	// is LogGOPS, LogGOPSim's model (docs/models.md).
+	Model Model
 
 	// Noise, when not nil, charges OS noise and stragglers to CPU work:
 	// calcs, send overheads and receive overheads (docs/model.md). A
@@ -120,9 +123,12 @@ type engine struct {
 	implicit int // receives posted at time 0 and kept implicitly, not yet matched
 
 	x *extras // noise, network, breakdown, record; nil for a plain run
+	// m is the state of a model other than LogGOPS, LogGP and LogP; nil
+	// for those, which run on the LogGOPS path.
+	m *modelState
 }
 
-// Run simulates schedule s under LogGOPS.
+// Run simulates schedule s under opt.Model (LogGOPS by default).
 func Run(s *goal.Schedule, opt Options) (*Result, error) {
 	if err := opt.Params.Validate(); err != nil {
 		return nil, err
@@ -140,7 +146,7 @@ func Run(s *goal.Schedule, opt Options) (*Result, error) {
 	return p.run(opt)
 }
 
-// Run simulates the program under LogGOPS; see the package function Run.
+// Run simulates the program under opt.Model; see the package function Run.
 func (p *Program) Run(opt Options) (*Result, error) {
 	if err := opt.Params.Validate(); err != nil {
 		return nil, err
@@ -172,6 +178,9 @@ func (p *Program) run(opt Options) (*Result, error) {
 	}
 	p.dirty = true
 	e := newEngine(p, opt)
+	if err := e.setModel(&opt); err != nil {
+		return nil, err
+	}
 	e.x = newExtras(p, &opt)
 	e.init()
 	e.loop()
@@ -504,7 +513,14 @@ func bytesBeyondFirst(size uint64) int64 {
 	return int64(size - 1)
 }
 
+// loop processes events until none is left. The models other than
+// LogGOPS (and LogGP and LogP, which only change costs) run in
+// loopModels, chosen once, so that LogGOPS's loop has no model checks.
 func (e *engine) loop() {
+	if e.m != nil {
+		e.loopModels()
+		return
+	}
 	for {
 		if e.x != nil {
 			e.hooks()

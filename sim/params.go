@@ -31,6 +31,14 @@ type Params struct {
 	// of s bytes uses the range with MinBytes <= s <= MaxBytes, and the
 	// fields above when no range holds s. Ranges are sorted and disjoint.
 	Ranges []Range `json:"ranges,omitempty"`
+
+	// The parameters of the other models of the family (Options.Model,
+	// docs/models.md), each nil when not given: ModelParams fills in
+	// the defaults derived from the fields above.
+	AlphaBeta *AlphaBetaParams `json:"alphabeta,omitempty"`
+	LogfP     *LogfPParams     `json:"logfp,omitempty"`
+	PLogP     *PLogPParams     `json:"plogp,omitempty"`
+	Log3P     *Log3PParams     `json:"log3p,omitempty"`
 }
 
 // Range is the parameter set of one message-size range. Its values may
@@ -92,7 +100,7 @@ func (p Params) Validate() error {
 			}
 		}
 	}
-	return nil
+	return p.validateModels()
 }
 
 // String formats the parameters with their units.
@@ -102,6 +110,9 @@ func (p Params) String() string {
 	for _, r := range p.Ranges {
 		s += fmt.Sprintf("; %d..%d bytes: L=%g ns, o=%g ns, g=%g ns, G=%g ns/byte, O=%g ns/byte",
 			r.MinBytes, r.MaxBytes, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte)
+	}
+	if m := p.modelsString(); m != "" {
+		s += "; " + m
 	}
 	return s
 }
@@ -116,11 +127,17 @@ type paramFile struct {
 	OverheadPerByte *int64   `json:"O_ns_per_byte"`
 	EagerLimit      *int64   `json:"S_bytes"`
 	Ranges          *[]Range `json:"ranges"`
+	// Model sections (docs/models.md); each replaces base's whole.
+	AlphaBeta *AlphaBetaParams `json:"alphabeta"`
+	LogfP     *LogfPParams     `json:"logfp"`
+	PLogP     *PLogPParams     `json:"plogp"`
+	Log3P     *Log3PParams     `json:"log3p"`
 	// Informational keys that calibration writes; read and ignored.
 	Fit      json.RawMessage `json:"fit"`
 	Warnings json.RawMessage `json:"warnings"`
 	Source   json.RawMessage `json:"source"`
 	Comment  json.RawMessage `json:"comment"`
+	ModelFit json.RawMessage `json:"model_fit"`
 }
 
 // ReadParams reads a JSON parameter file such as
@@ -129,10 +146,18 @@ type paramFile struct {
 //
 // on top of base: keys that are absent keep base's values; unknown keys
 // are an error (a misspelt parameter must not be silently ignored), except
-// the informational "fit", "warnings", "source" and "comment" that
-// calibration writes. "ranges" gives size-dependent parameters:
+// the informational "fit", "warnings", "source", "comment" and
+// "model_fit" that calibration writes. "ranges" gives size-dependent parameters:
 //
 //	"ranges": [{"min_bytes": 0, "max_bytes": 12288, "L_ns": 2500, "o_ns": 1500, "g_ns": 5140, "G_ns_per_byte": 1, "O_ns_per_byte": 0}, ...]
+//
+// and "alphabeta", "logfp", "plogp" and "log3p" the parameters of those
+// models (docs/models.md), each a section with its own keys:
+//
+//	"alphabeta": {"alpha_ns": 5500, "beta_ns_per_byte": 6}
+//	"logfp": {"f": 4, "o_burst_ns": 0, "o_recv_ns": 0}
+//	"plogp": {"L_ns": 2500, "points": [{"s_bytes": 1, "os_ns": 1500, "or_ns": 1500, "g_ns": 1000}, ...]}
+//	"log3p": {"points": [{"s_bytes": 16384, "stride_bytes": 1024, "pack_ns": 420000, "unpack_ns": 420000}, ...]}
 func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
@@ -142,7 +167,7 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 		if errors.As(err, &se) {
 			return base, fmt.Errorf("%s: byte %d: %w", name, se.Offset, err)
 		}
-		return base, fmt.Errorf("%s: %w (keys: L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes, ranges)", name, err)
+		return base, fmt.Errorf("%s: %w (keys: L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes, ranges, alphabeta, logfp, plogp, log3p; docs/models.md lists the keys of each section)", name, err)
 	}
 	p := base
 	for _, kv := range []struct {
@@ -155,6 +180,18 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 	}
 	if f.Ranges != nil {
 		p.Ranges = *f.Ranges
+	}
+	if f.AlphaBeta != nil {
+		p.AlphaBeta = f.AlphaBeta
+	}
+	if f.LogfP != nil {
+		p.LogfP = f.LogfP
+	}
+	if f.PLogP != nil {
+		p.PLogP = f.PLogP
+	}
+	if f.Log3P != nil {
+		p.Log3P = f.Log3P
 	}
 	if err := p.Validate(); err != nil {
 		return base, fmt.Errorf("%s: %w", name, err)

@@ -114,6 +114,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate [--backend tcp|ibverbs] [--listen ADDR | --peer ADDR] [flags] [-o PARAMS.json]
        gopsim calibrate --backend mpi [--mpirun "mpirun -np 2"] [--prtt-bin PATH] [flags] [-o PARAMS.json]
        gopsim calibrate fit TABLE.csv [-o PARAMS.json] [--plot FILE.png]
+       gopsim calibrate models TABLE.csv [--measure-burst] [--measure-pack] [-o MODELS.json]
 
 Measures the LogGOPS parameters of a network with Netgauge's LogGP method:
 round trips PRTT(n,d,s) of n messages of s bytes, d ns apart, and one reply,
@@ -179,6 +180,9 @@ func parseCalibrateArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Write
 func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "fit" {
 		return runCalibrateFit(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "models" {
+		return runCalibrateModels(args[1:], stdout, stderr)
 	}
 	var o CalibrateOptions
 	var delayNs int64

@@ -59,7 +59,7 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	o.Model.flags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model and prints each rank's finishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nFlags:\n")
+		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model (or another of the family: --model) and prints each rank's\nfinishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return o, fs
@@ -201,6 +201,10 @@ func Sim(o SimOptions, w io.Writer) error {
 		return err
 	}
 	o.Outputs.options(&opt)
+	o.Model.options(&opt)
+	if o.Model.all {
+		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)
+	}
 	start := time.Now()
 	res, err := p.Run(opt)
 	wall := time.Since(start)
@@ -216,7 +220,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	rate := float64(res.Events) / max(wall.Seconds(), 1e-9)
 	if o.JSON {
 		rep := simReport{Input: name, Format: format.String(), NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs,
-			NICs: p.NumNICs, Model: "loggops", Params: o.Params, MaxTime: res.MaxTime, MaxRank: res.MaxRank,
+			NICs: p.NumNICs, Model: o.Model.name(), Params: o.Model.params(o.Params), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
 			PerRank: res.PerRank, Events: res.Events, Noise: noiseRep, Network: netRep}
 		outs.fill(&rep)
 		if o.Timing {
@@ -226,7 +230,7 @@ func Sim(o SimOptions, w io.Writer) error {
 		return rep.write(w)
 	}
 	fmt.Fprintf(w, "schedule:   %s (%s, %d ranks, %d ops, %d CPU and %d NIC per rank)\n", name, format, p.NumRanks, p.NumOps(), p.NumCPUs, p.NumNICs)
-	fmt.Fprintf(w, "model:      LogGOPS, %s\n", o.Params)
+	fmt.Fprintf(w, "model:      %s, %s\n", o.Model.title(), o.Model.params(o.Params))
 	if p.NumRanks <= 16 {
 		fmt.Fprintf(w, "%-6s %16s\n", "rank", "finish_time_ns")
 		for r, t := range res.PerRank {

@@ -1,8 +1,133 @@
 package cli
 
-import "flag"
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/gopsim/gopsim/sim"
+)
 
 // simModel holds the --model flag of `gopsim sim`.
-type simModel struct{}
+type simModel struct {
+	model sim.Model
+	all   bool // --model all: one row per model
+}
 
-func (m *simModel) flags(fs *flag.FlagSet) {}
+func (m *simModel) flags(fs *flag.FlagSet) {
+	fs.Func("model", "the `model` to simulate: loggops (default, LogGOPSim's), loggp, logp, alphabeta, loggps, logfp, plogp, log3p, or all (one row per model for the same schedule); each model's own parameters come from --params (docs/models.md)", func(v string) error {
+		if v == "all" {
+			m.all = true
+			return nil
+		}
+		x, err := sim.ParseModel(v)
+		if err != nil {
+			return fmt.Errorf("%w, or all", err)
+		}
+		m.model, m.all = x, false
+		return nil
+	})
+}
+
+// name is the model's name in results.
+func (m *simModel) name() string { return m.model.String() }
+
+// title is the model's name in the text result.
+func (m *simModel) title() string { return m.model.Title() }
+
+// params returns the parameters the model runs with (its defaults filled
+// in), which results echo.
+func (m *simModel) params(p sim.Params) sim.Params { return p.ModelParams(m.model) }
+
+// options sets the model of a run.
+func (m *simModel) options(opt *sim.Options) { opt.Model = m.model }
+
+// modelRow is one model's result under --model all.
+type modelRow struct {
+	Model    string     `json:"model"`
+	Params   sim.Params `json:"params"`
+	MaxTime  int64      `json:"max_time_ns"`
+	MaxRank  int        `json:"max_rank"`
+	MeanTime float64    `json:"mean_time_ns"`
+	// Ratio is MaxTime over LogGOPS's.
+	Ratio  float64 `json:"ratio_to_loggops"`
+	Events uint64  `json:"events"`
+}
+
+// modelsReport is the JSON result of `gopsim sim --model all --json`.
+type modelsReport struct {
+	Input    string     `json:"input"`
+	Format   string     `json:"format"`
+	NumRanks int        `json:"num_ranks"`
+	NumOps   int        `json:"num_ops"`
+	CPUs     int        `json:"cpus_per_rank"`
+	NICs     int        `json:"nics_per_rank"`
+	Params   sim.Params `json:"params"`
+	Models   []modelRow `json:"models"`
+}
+
+// runAll simulates p under every model with opt (its model, breakdown
+// and record replaced) and writes one row per model. Noise and the
+// congestion network apply to every model alike.
+func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, input, format string, w io.Writer) error {
+	rep := modelsReport{Input: input, Format: format, NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs, NICs: p.NumNICs, Params: opt.Params}
+	base := opt.Params
+	opt.Breakdown, opt.Record, opt.Progress = false, false, nil
+	for _, mod := range sim.Models() {
+		opt.Model = mod
+		res, err := p.Run(opt)
+		if err != nil {
+			return fmt.Errorf("model %s: %w", mod, err)
+		}
+		var sum float64
+		for _, t := range res.PerRank {
+			sum += float64(t)
+		}
+		row := modelRow{Model: mod.String(), Params: base.ModelParams(mod), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
+			MeanTime: sum / float64(max(len(res.PerRank), 1)), Events: res.Events}
+		if len(rep.Models) > 0 && rep.Models[0].MaxTime > 0 {
+			row.Ratio = float64(row.MaxTime) / float64(rep.Models[0].MaxTime)
+		} else {
+			row.Ratio = 1
+		}
+		rep.Models = append(rep.Models, row)
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "schedule:   %s (%s, %d ranks, %d ops, %d CPU and %d NIC per rank)\n", input, format, p.NumRanks, p.NumOps(), p.NumCPUs, p.NumNICs)
+	fmt.Fprintf(bw, "params:     %s\n", base.ModelParams(sim.LogGOPS)) // the model sections below
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tmax_time_ns\tmax_rank\tmean_time_ns\tvs_loggops\tevents\t")
+	for _, r := range rep.Models {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%d\t\n", r.Model, r.MaxTime, r.MaxRank, r.MeanTime, r.Ratio, r.Events)
+	}
+	tw.Flush()
+	for _, mod := range sim.Models() {
+		mp := base.ModelParams(mod)
+		var extra string
+		switch mod {
+		case sim.AlphaBeta:
+			extra = fmt.Sprintf("alpha=%g ns, beta=%g ns/byte", mp.AlphaBeta.Alpha, mp.AlphaBeta.Beta)
+		case sim.LogfP:
+			extra = fmt.Sprintf("f=%d, o_burst=%g ns", mp.LogfP.F, mp.LogfP.OBurst)
+			if mp.LogfP.ORecv != nil {
+				extra += fmt.Sprintf(", o_recv=%g ns", *mp.LogfP.ORecv)
+			}
+		case sim.PLogP:
+			extra = fmt.Sprintf("L=%g ns, %d table points (o_s, o_r, g by size)", mp.PLogP.L, len(mp.PLogP.Points))
+		case sim.Log3P:
+			extra = fmt.Sprintf("%d table points (pack, unpack by size and stride); non-contiguous sends are labelled strideD", len(mp.Log3P.Points))
+		default:
+			continue
+		}
+		fmt.Fprintf(bw, "%-11s %s\n", mod.String()+":", extra)
+	}
+	return bw.Flush()
+}

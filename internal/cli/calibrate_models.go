@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/gopsim/gopsim/bench"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// CalibrateModelsOptions are the options of `gopsim calibrate models`.
+type CalibrateModelsOptions struct {
+	Table  string // raw PRTT table (gopsim calibrate's)
+	Output string // model parameter file; "" prints the JSON on stdout
+	Fit    bench.FitOptions
+	// Burst is LogfP's burst table: read, or written when MeasureBurst.
+	Burst        string
+	MeasureBurst bool
+	BurstCfg     bench.BurstConfig
+	// Backend, Peer and MPIRun choose where MeasureBurst measures, as
+	// for `gopsim calibrate` (loopback TCP by default).
+	Backend, Peer, MPIRun string
+	// Pack is log3P's pack table: read, or written when MeasurePack.
+	Pack        string
+	MeasurePack bool
+	// Plot, if not "", is an image of every model's predicted half
+	// round trip against the measured one.
+	Plot string
+}
+
+func calibrateModelsFlags(o *CalibrateModelsOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("calibrate models", flag.ContinueOnError)
+	fs.StringVar(&o.Output, "o", "", "model parameter `file` (JSON) to write; default: print it on stdout")
+	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", 4, "at most this many size ranges for the LogGOPS fit")
+	fs.StringVar(&o.Burst, "burst", "", "LogfP's burst table `file` (CSV n,d_ns,s_bytes,prtt_ns with n = 1..P): read it, or write it with --measure-burst")
+	fs.BoolVar(&o.MeasureBurst, "measure-burst", false, "measure the burst round trips PRTT(P,0,s), P = 1..--burst-max (default table file burst.csv)")
+	fs.Int64Var(&o.BurstCfg.SizeBytes, "burst-size", 8, "message size of the bursts in `bytes`")
+	fs.IntVar(&o.BurstCfg.MaxP, "burst-max", 32, "longest burst, in messages")
+	fs.IntVar(&o.BurstCfg.Reps, "burst-reps", 100, "timed repetitions per burst length")
+	fs.StringVar(&o.Backend, "backend", "tcp", "--measure-burst: `backend` tcp or mpi, as for gopsim calibrate")
+	fs.StringVar(&o.Peer, "peer", "", "--measure-burst, tcp: the server at `addr` (gopsim calibrate --listen); default: one on this host")
+	fs.StringVar(&o.MPIRun, "mpirun", "", "--measure-burst, mpi: the launcher `command` (default \"mpirun -np 2\")")
+	fs.StringVar(&o.Pack, "pack", "", "log3P's pack table `file` (CSV s_bytes,stride_bytes,pack_ns,unpack_ns): read it, or write it with --measure-pack")
+	fs.StringVar(&o.Plot, "plot", "", "draw every model's predicted half round trip and the measured one into this image `file` (.png, .svg, .pdf; log3P at stride 1024 bytes)")
+	fs.BoolVar(&o.MeasurePack, "measure-pack", false, "time packing and unpacking strided messages on this host, in Go (default table file pack.csv)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate models PRTT.csv [--burst B.csv | --measure-burst] [--pack P.csv | --measure-pack] [-o MODELS.json]
+
+Fits the parameters of the whole model family (docs/models.md) and writes
+one parameter file for 'gopsim sim --model NAME --params MODELS.json': the
+LogGOPS keys as 'gopsim calibrate fit' writes them, "alphabeta" and
+"plogp" from the same PRTT table, "logfp" (f) from a burst table of
+PRTT(P,0,s) for P = 1, 2, ..., and "log3p" from a pack table. A section
+whose measurements are missing is left out: sim then uses its defaults.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
+	var o CalibrateModelsOptions
+	fs := calibrateModelsFlags(&o)
+	pos, code, ok := parseCalibrateArgs(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "gopsim calibrate models: one PRTT table expected, got %d arguments\nRun 'gopsim help calibrate' for the flags.\n", len(pos))
+		return ExitUsage
+	}
+	if o.Backend != "tcp" && o.Backend != "mpi" {
+		fmt.Fprintf(stderr, "gopsim calibrate models: --backend %q: want tcp or mpi\n", o.Backend)
+		return ExitUsage
+	}
+	o.Table = pos[0]
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := CalibrateModels(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "gopsim calibrate models: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+// CalibrateModels runs `gopsim calibrate models`.
+func CalibrateModels(ctx context.Context, o CalibrateModelsOptions, stdout, stderr io.Writer) error {
+	tab, err := bench.ReadTableFile(o.Table)
+	if err != nil {
+		return err
+	}
+	pf, err := bench.Fit(tab, o.Fit)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Table, err)
+	}
+	pf.Source.Table = o.Table
+	var in bench.ModelInputs
+	switch {
+	case o.MeasureBurst:
+		if o.Burst == "" {
+			o.Burst = "burst.csv"
+		}
+		cfg, err := bench.Config{}.WithDefaults()
+		if err != nil {
+			return err
+		}
+		childCtx, killChild := context.WithCancel(ctx)
+		defer killChild()
+		p, _, done, err := startProber(ctx, childCtx, CalibrateOptions{Backend: o.Backend, Peer: o.Peer, MPIRun: o.MPIRun}, cfg, stderr)
+		if err != nil {
+			killChild()
+			done()
+			return err
+		}
+		in.Burst, err = bench.MeasureBurst(ctx, p, o.BurstCfg)
+		if cerr := p.Close(); err == nil {
+			err = cerr
+		}
+		if derr := done(); err == nil {
+			err = derr
+		}
+		if err != nil {
+			return err
+		}
+		if err := bench.WriteTableFile(o.Burst, in.Burst); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "gopsim calibrate models: burst table %s (%d rows)\n", o.Burst, len(in.Burst))
+	case o.Burst != "":
+		if in.Burst, err = bench.ReadTableFile(o.Burst); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.MeasurePack:
+		if o.Pack == "" {
+			o.Pack = "pack.csv"
+		}
+		if in.Pack, err = bench.MeasurePack(bench.PackConfig{}); err != nil {
+			return err
+		}
+		if err := bench.WritePackTableFile(o.Pack, in.Pack); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "gopsim calibrate models: pack table %s (%d rows)\n", o.Pack, len(in.Pack))
+	case o.Pack != "":
+		if in.Pack, err = bench.ReadPackTableFile(o.Pack); err != nil {
+			return err
+		}
+	}
+	mf, err := bench.FitModels(pf, tab, in)
+	if err != nil {
+		return err
+	}
+	for _, w := range append(pf.Warnings, mf.ModelFit.Warnings...) {
+		fmt.Fprintf(stderr, "gopsim calibrate models: warning: %s\n", w)
+	}
+	if o.Plot != "" {
+		var buf bytes.Buffer
+		if err := mf.Write(&buf); err != nil {
+			return err
+		}
+		p, err := sim.ReadParams(&buf, "the fitted parameters", sim.DefaultParams())
+		if err != nil {
+			return err
+		}
+		if err := bench.WriteModelPlotFile(o.Plot, p, bench.PlotSizes(), 1024, pf.Fit.Points); err != nil {
+			return err
+		}
+	}
+	if o.Output == "" {
+		return mf.Write(stdout)
+	}
+	if err := mf.WriteFile(o.Output); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "loggops:    L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte (%d ranges)\n", pf.L, pf.Overhead, pf.Gap, pf.GapPerByte, pf.OverheadPerByte, len(pf.Ranges))
+	fmt.Fprintf(stdout, "alphabeta:  alpha=%g ns, beta=%g ns/byte\n", mf.AlphaBeta.Alpha, mf.AlphaBeta.Beta)
+	if mf.PLogP != nil {
+		fmt.Fprintf(stdout, "plogp:      L=%g ns, %d sizes\n", mf.PLogP.L, len(mf.PLogP.Points))
+	}
+	if mf.LogfP != nil {
+		fmt.Fprintf(stdout, "logfp:      f=%d (hinge slopes %.0f then %.0f ns per message)\n", mf.LogfP.F, mf.ModelFit.LogfP.SlopeBefore, mf.ModelFit.LogfP.SlopeAfter)
+	}
+	if mf.Log3P != nil {
+		fmt.Fprintf(stdout, "log3p:      %d size and stride points\n", len(mf.Log3P.Points))
+	}
+	fmt.Fprintf(stdout, "parameters: %s\n", o.Output)
+	return nil
+}
