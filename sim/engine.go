@@ -122,7 +122,8 @@ type engine struct {
 	done     int
 	implicit int // receives posted at time 0 and kept implicitly, not yet matched
 
-	x *extras // noise, network, breakdown, record; nil for a plain run
+	x    *extras // noise, network, breakdown, record; nil for a plain run
+	hook bool    // x wants engine.hooks before each event (progress, network)
 	// m is the state of a model other than LogGOPS, LogGP and LogP; nil
 	// for those, which run on the LogGOPS path.
 	m *modelState
@@ -182,6 +183,7 @@ func (p *Program) run(opt Options) (*Result, error) {
 		return nil, err
 	}
 	e.x = newExtras(p, &opt)
+	e.hook = e.x != nil && (e.x.prog != nil || e.x.park != nil)
 	e.init()
 	e.loop()
 	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events}
@@ -522,7 +524,7 @@ func (e *engine) loop() {
 		return
 	}
 	for {
-		if e.x != nil {
+		if e.hook {
 			e.hooks()
 		}
 		var ev event

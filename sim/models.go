@@ -524,7 +524,7 @@ type modelState struct {
 // arrival.
 func (e *engine) loopModels() {
 	for {
-		if e.x != nil {
+		if e.hook {
 			e.hooks()
 		}
 		var ev event
