@@ -11,10 +11,12 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopsim/gopsim/examples"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -27,7 +29,11 @@ type SimOptions struct {
 	Timing     bool // include wall time in JSON output
 	Queue      sim.QueueKind
 	queueName  string
-	Quiet      bool // no progress display
+	Quiet      bool      // no progress display
+	Log        io.Writer // where the progress bar goes (when a terminal); nil: none
+	// Progress configures the bar; Quiet overrides it (tests set
+	// Progress.Terminal to see the bar on a buffer).
+	Progress progress.Options
 
 	// Each feature of `gopsim sim` beyond plain LogGOPS keeps its flags,
 	// its part of the run options and its part of the result in its own
@@ -70,6 +76,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
+	o.Log = stderr
 	switch q := o.queueName; q {
 	case "radix":
 		o.Queue = sim.RadixQueue
@@ -205,12 +212,24 @@ func Sim(o SimOptions, w io.Writer) error {
 	if o.Model.all {
 		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)
 	}
+	popt := o.Progress
+	popt.Quiet = popt.Quiet || o.Quiet || o.Log == nil
+	bar := progress.NewWith(o.Log, int64(p.NumOps()), "ops", popt)
+	stop := func() {}
+	if bar.Enabled() {
+		var done atomic.Int64
+		opt.Progress = &done
+		stop = bar.Poll(done.Load, 0)
+	}
 	start := time.Now()
 	res, err := p.Run(opt)
 	wall := time.Since(start)
+	stop()
 	if err != nil {
+		bar.Abandon()
 		return err
 	}
+	bar.Finish()
 	noiseRep := o.Noise.report(opt.Noise, p.NumRanks)
 	netRep := o.Network.report(opt.Network, res)
 	outs, err := o.Outputs.results(p, res)

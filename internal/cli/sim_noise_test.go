@@ -4,7 +4,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gopsim/gopsim/progress"
+	"github.com/gopsim/gopsim/sim"
 )
+
+func simDefaults() sim.Params { return sim.DefaultParams() }
 
 // noiseResult is the part of `gopsim sim --json` these tests read.
 type noiseResult struct {
@@ -109,6 +115,42 @@ r requires c
 		code, _, errOut := run(append(append([]string{"sim"}, tc.args...), sched)...)
 		if code != ExitError || !strings.Contains(errOut, tc.want) {
 			t.Errorf("sim %v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestSimProgress: gopsim sim draws a bar of the ops completed on its log
+// writer when it is a terminal (faked here), ending at 100%, and nothing
+// with --quiet or on a plain writer; the result on stdout is the same.
+func TestSimProgress(t *testing.T) {
+	dir := t.TempDir()
+	f := dir + "/d.bin"
+	if code, _, errOut := run("gen", "-p", "dissemination", "-s", "4096", "-d", "8", "-o", f); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	var want string
+	for _, tc := range []struct {
+		name     string
+		quiet    bool
+		terminal bool
+		bar      bool
+	}{{"terminal", false, true, true}, {"quiet", true, true, false}, {"not a terminal", false, false, false}} {
+		var out, log strings.Builder
+		o := SimOptions{Input: f, Params: simDefaults(), Quiet: tc.quiet, Log: &log, JSON: true,
+			Progress: progress.Options{Terminal: tc.terminal, Throttle: time.Nanosecond}}
+		if err := Sim(o, &out); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := strings.Contains(log.String(), "100%") && strings.Contains(log.String(), "ops"); got != tc.bar {
+			t.Errorf("%s: bar drawn %v, want %v: %q", tc.name, got, tc.bar, log.String())
+		}
+		if !tc.bar && log.Len() != 0 {
+			t.Errorf("%s: log %q, want nothing", tc.name, log.String())
+		}
+		if want == "" {
+			want = out.String()
+		} else if out.String() != want {
+			t.Errorf("%s: result differs from the run with a bar", tc.name)
 		}
 	}
 }
