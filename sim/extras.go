@@ -126,6 +126,9 @@ func (e *engine) wake(head int64) {
 		ev.time = max(t, e.now)
 		e.x.netH[id] = topology.NoFlow
 		e.push(ev)
+		// The arrival just queued is the new head: the network must not
+		// advance past it before it is processed (it may start sends).
+		head = min(head, ev.time)
 	}
 }
 

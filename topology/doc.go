@@ -50,7 +50,8 @@
 //	                                         // t: drained; later: retry then (Simple);
 //	                                         // Never: parked (Flow)
 //	id, t, ok := net.Wake(headTime)          // before each pop: parked arrivals
-//	                                         // that drained by headTime
+//	                                         // that drained by headTime; queue
+//	                                         // each at t, then headTime = t
 //
 // Per-link statistics (bytes, messages, busy time, peak concurrent
 // messages) come from LinkStats and Hottest.

@@ -97,7 +97,12 @@ const (
 //   - Wake before popping each event, with the time of the event at the
 //     head of the queue (Never if the queue is empty): while it returns
 //     ok, queue the arrival of id at time t (t is no later than the head)
-//     and call it again.
+//     and call it again with the head's new time, min(head, t): the
+//     queued arrival is now the head. Calling it again with the old head
+//     would advance the network past an arrival the engine has yet to
+//     process, and a send that arrival releases would start in the
+//     network late (a caller that starts nothing in reaction to wake-ups
+//     may keep the old limit).
 //
 // A Network allocates nothing per message once its tables have grown to
 // the largest number of messages in flight at once.
@@ -352,7 +357,8 @@ func (n *Network) Arrive(h int32, now int64) int64 {
 // Wake hands back parked arrivals (Flow): it advances the network to at
 // most limit, the time of the next event, and returns the id given to
 // Start of a message whose arrival was parked and that drained at t <=
-// limit. Call it until ok is false before processing the event at limit.
+// limit. Call it until ok is false before processing the event at limit,
+// lowering limit to each t returned (see Network).
 // Messages draining at the same time come back in the order they started.
 func (n *Network) Wake(limit int64) (id int32, t int64, ok bool) {
 	if n.wHead == len(n.woken) {

@@ -152,6 +152,7 @@ func (r simReport) write(w io.Writer) error {
 	var head bytes.Buffer
 	enc := json.NewEncoder(&head)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // link names hold "->"
 	if err := enc.Encode(r); err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func TestSimGOMAXPROCS(t *testing.T) {
 }
 
 // TestSimReportWrite: the streamed JSON report is what json.Encoder with
-// two-space indentation writes.
+// two-space indentation and no HTML escaping writes.
 func TestSimReportWrite(t *testing.T) {
 	ns, rate := int64(12), 3.5
 	for _, rep := range []simReport{
@@ -63,6 +63,7 @@ func TestSimReportWrite(t *testing.T) {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		if err := enc.Encode(rep); err != nil {
 			t.Fatal(err)
 		}
