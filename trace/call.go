@@ -362,6 +362,9 @@ func (c *Comm) Inter() bool { return c.Remote != nil }
 
 // Rank returns the rank in c of world rank w, or -1.
 func (c *Comm) Rank(w int32) int {
+	if w >= 0 && int(w) < len(c.Members) && c.Members[w] == w {
+		return int(w) // members in world order (the world, its dups): no search
+	}
 	return slices.Index(c.Members, w)
 }
 

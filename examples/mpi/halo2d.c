@@ -1,7 +1,7 @@
 /*
  * halo2d: a 2-D stencil's halo exchange on a periodic process grid.
  *
- * Usage: halo2d [ITERS [NX [NY]]]   (defaults 20, 64, 32)
+ * Usage: halo2d [ITERS [NX [NY [EVERY]]]]   (defaults 20, 64, 32, 5)
  *
  * The ranks form a periodic grid of MPI_Dims_create(size, 2) (2 x 2 on 4
  * ranks) made with MPI_Cart_create without reordering, so grid rank ==
@@ -16,7 +16,8 @@
  *     4 MPI_Send: to south (tag 0, NX doubles), north (tag 1, NX),
  *       east (tag 2, NY), west (tag 3, NY);
  *     1 MPI_Waitall of the 4 receives;
- *   every 5 iterations an MPI_Allreduce of 1 double (a residual) on the grid;
+ *   every EVERY iterations (5; 0: never) an MPI_Allreduce of 1 double (a
+ *     residual) on the grid, after iterations EVERY-1, 2*EVERY-1, ...;
  *   MPI_Comm_free of the grid at the end.
  * north/south are the row neighbours (row -+ 1 mod dims[0]), west/east the
  * column neighbours (col -+ 1 mod dims[1]).
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
 	int iters = argc > 1 ? atoi(argv[1]) : 20;
 	int nx = argc > 2 ? atoi(argv[2]) : 64;
 	int ny = argc > 3 ? atoi(argv[3]) : 32;
+	int every = argc > 4 ? atoi(argv[4]) : 5;
 	int size, rank, dims[2] = {0, 0}, periods[2] = {1, 1};
 	int north, south, west, east;
 	MPI_Comm grid;
@@ -61,7 +63,7 @@ int main(int argc, char **argv)
 		MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
 		for (int i = 0; i < nx * ny; i++) /* the "stencil" */
 			u[i] = 0.25 * (u[i] + in[0][i % nx] + in[2][i % ny] + 1.0);
-		if (it % 5 == 4) {
+		if (every > 0 && it % every == every - 1) {
 			double local = u[0], global;
 			MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, grid);
 			res = global;

@@ -41,6 +41,8 @@ func commands() []command {
 		{"trace", "run an MPI program under the tracer: one trace file per rank", runTrace},
 		{"sweep", "simulate a parameter sweep in parallel, resumable, into a CSV; merge shards; plot", runSweep},
 		{"report", "write a self-contained HTML report of a sim --json result, its timeline and sweeps", runReport},
+		{"extrapolate", "turn a P-rank trace or schedule into K·P ranks (Schedgen's copies, grids grown)", runExtrapolate},
+		{"merge", "place several schedules onto one machine as one schedule (multi-job)", runMerge},
 		{"version", "print the version and the binary format versions read", runVersion},
 		{"help", "explain a command and its flags", nil},
 	}
@@ -105,6 +107,8 @@ func help(name string, stdout, stderr io.Writer) int {
 		traceUsage(stdout)
 	case "sweep":
 		sweepUsage(stdout)
+	case "extrapolate", "merge": // usage of the flag set
+		Main([]string{name, "-h"}, stdout, stderr)
 	case "calibrate":
 		var o CalibrateOptions
 		var d int64
