@@ -12,8 +12,8 @@ import (
 // The result CSV: a header line, then one line per point, every field a
 // number, so that no field is ever quoted:
 //
-//	point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
-//	0,1,250,500,1000,1,0,65535,0,0,0,0,0,1,0,122182,0,144,0
+//	point,compute_scale,extrapolate_factor,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
+//	0,1,1,250,500,1000,1,0,65535,0,0,0,0,0,1,0,122182,0,144,0
 //
 // A row depends only on its point, never on the machine or the order in
 // which points finish.

@@ -23,7 +23,11 @@ type Point struct {
 	// ComputeScale multiplies every calc op's duration, rounded to the
 	// nearest ns; 1 leaves the schedule as it is.
 	ComputeScale float64
-	Noise        NoisePoint
+	// Extrapolate is K: the schedule's P ranks become K·P, copy j of rank
+	// r being rank r + P·j (package extrapolation; the spec's
+	// extrapolate_grid grows a process grid); 1 leaves it as it is.
+	Extrapolate int
+	Noise       NoisePoint
 }
 
 // NoisePoint holds a point's noise dimensions (package noise); the spec's
@@ -53,6 +57,9 @@ type Dim struct {
 // MaxComputeScale bounds compute_scale.
 const MaxComputeScale = 1 << 20
 
+// MaxExtrapolate bounds extrapolate_factor.
+const MaxExtrapolate = 1 << 20
+
 // Dims are the dimensions in their canonical order: the order of the CSV
 // columns and of the grid expansion, whose first dimension varies slowest.
 // Dimensions that transform the schedule come first, so that a sweep holds
@@ -61,6 +68,9 @@ var Dims = []*Dim{
 	{Name: "compute_scale", Unit: "factor", Min: 0, Max: MaxComputeScale,
 		Doc: "multiplies every calc op's duration (rounded to the nearest ns)",
 		get: func(p *Point) float64 { return p.ComputeScale }, set: func(p *Point, v float64) { p.ComputeScale = v }},
+	{Name: "extrapolate_factor", Unit: "factor", Int: true, Min: 1, Max: MaxExtrapolate,
+		Doc: "K: the schedule's P ranks become K·P (Schedgen's copies; see gopsim extrapolate)",
+		get: func(p *Point) float64 { return float64(p.Extrapolate) }, set: func(p *Point, v float64) { p.Extrapolate = int(v) }},
 	{Name: "L_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "wire latency L",
 		get: func(p *Point) float64 { return float64(p.Params.L) }, set: func(p *Point, v float64) { p.Params.L = int64(v) }},
 	{Name: "o_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "CPU overhead o per message",

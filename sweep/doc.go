@@ -39,6 +39,13 @@
 //	[grid]
 //	noise_seed = { from = 1, to = 8, step = 1 }
 //
+// extrapolate_factor K makes the schedule's P ranks K·P (package
+// extrapolation, as gopsim extrapolate does with a schedule: copies keep
+// their messages, collectives stay per copy) before the compute is
+// scaled; the top-level extrapolate_grid = "16x16" names the input's
+// process grid, which then grows along its first dimension so that a
+// halo stays one halo.
+//
 // Each worker compiles the schedule once (sim.Compile) and runs every
 // point that shares its transformation on the compiled program.
 //
@@ -61,8 +68,8 @@
 // one point at a time. Each finished point appends one row
 // (here the first of examples/sweep_latency.toml):
 //
-//	point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
-//	0,1,250,500,1000,1,0,65535,0,0,0,0,0,1,0,122182,0,144,0
+//	point,compute_scale,extrapolate_factor,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
+//	0,1,1,250,500,1000,1,0,65535,0,0,0,0,0,1,0,122182,0,144,0
 //
 // Rows depend only on their point, never on timing (wall time is reported
 // apart, to the caller): the same spec gives the same set of rows, and

@@ -91,11 +91,11 @@ func ExampleRun() {
 	fmt.Println(sum.Ran, "points run,", sum.Already, "already there")
 	// Output:
 	// 4 points run, 0 already there
-	// point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
-	// 0,1,100,1500,1000,6,0,65535,0,0,0,0,0,1,0,33476,0,8,0
-	// 1,1,1000,1500,1000,6,0,65535,0,0,0,0,0,1,0,35276,0,8,0
-	// 2,2,100,1500,1000,6,0,65535,0,0,0,0,0,1,0,48476,0,8,0
-	// 3,2,1000,1500,1000,6,0,65535,0,0,0,0,0,1,0,50276,0,8,0
+	// point,compute_scale,extrapolate_factor,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
+	// 0,1,1,100,1500,1000,6,0,65535,0,0,0,0,0,1,0,33476,0,8,0
+	// 1,1,1,1000,1500,1000,6,0,65535,0,0,0,0,0,1,0,35276,0,8,0
+	// 2,2,1,100,1500,1000,6,0,65535,0,0,0,0,0,1,0,48476,0,8,0
+	// 3,2,1,1000,1500,1000,6,0,65535,0,0,0,0,0,1,0,50276,0,8,0
 	// 0 points run, 4 already there
 }
 
@@ -131,12 +131,12 @@ func ExampleMerge() {
 	// all-shard-0-of-2.csv 3 points
 	// all-shard-1-of-2.csv 2 points
 	// sweep: points missing: 2 of 5 points have no row: 1, 3
-	// point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
-	// 0,1,100,1500,1000,6,0,65535,0,0,0,0,0,1,0,33476,0,8,0
-	// 1,1,200,1500,1000,6,0,65535,0,0,0,0,0,1,0,33676,0,8,0
-	// 2,1,300,1500,1000,6,0,65535,0,0,0,0,0,1,0,33876,0,8,0
-	// 3,1,400,1500,1000,6,0,65535,0,0,0,0,0,1,0,34076,0,8,0
-	// 4,1,500,1500,1000,6,0,65535,0,0,0,0,0,1,0,34276,0,8,0
+	// point,compute_scale,extrapolate_factor,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
+	// 0,1,1,100,1500,1000,6,0,65535,0,0,0,0,0,1,0,33476,0,8,0
+	// 1,1,1,200,1500,1000,6,0,65535,0,0,0,0,0,1,0,33676,0,8,0
+	// 2,1,1,300,1500,1000,6,0,65535,0,0,0,0,0,1,0,33876,0,8,0
+	// 3,1,1,400,1500,1000,6,0,65535,0,0,0,0,0,1,0,34076,0,8,0
+	// 4,1,1,500,1500,1000,6,0,65535,0,0,0,0,0,1,0,34276,0,8,0
 }
 
 func ExampleParseShard() {

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
 )
@@ -31,6 +32,7 @@ type Meta struct {
 	ParamsFile  string      `json:"params_file,omitempty"`
 	Params      sim.Params  `json:"base_params"`
 	Noise       *MetaNoise  `json:"noise,omitempty"`
+	ExtrapGrid  string      `json:"extrapolate_grid,omitempty"`
 	Grid        []MetaAxis  `json:"grid,omitempty"`
 	Points      []MetaPoint `json:"points,omitempty"`
 	NumPoints   int         `json:"num_points"`
@@ -113,7 +115,7 @@ func readSchedule(path string) (*goal.Schedule, scheduleInfo, error) {
 func newMeta(spec *Spec, in scheduleInfo, sh Shard, tool string) *Meta {
 	m := &Meta{Tool: tool, Spec: spec.File, Comment: spec.Comment, Input: in.path, InputSHA256: in.sha256,
 		InputFormat: in.format.String(), NumRanks: in.numRanks, NumOps: in.numOps, ParamsFile: spec.ParamsFile,
-		Params: spec.Params, Noise: newMetaNoise(spec), NumPoints: spec.NumPoints(), ShardPoints: sh.size(spec.NumPoints()), Columns: Header()}
+		Params: spec.Params, Noise: newMetaNoise(spec), ExtrapGrid: extrapolation.FormatDims(spec.ExtrapolateGrid), NumPoints: spec.NumPoints(), ShardPoints: sh.size(spec.NumPoints()), Columns: Header()}
 	if sh.Count > 1 {
 		m.Shard = sh.String()
 	}
@@ -168,6 +170,8 @@ func (m *Meta) agrees(old *Meta, path string) error {
 		return fmt.Errorf("%s: %w: the results were made from input %s (sha256 %.12s), the spec's input %s has sha256 %.12s", path, ErrMismatch, old.Input, old.InputSHA256, m.Input, m.InputSHA256)
 	case !paramsEqual(old.Params, m.Params):
 		return fmt.Errorf("%s: %w: the results were made with base parameters %v, the spec gives %v", path, ErrMismatch, old.Params, m.Params)
+	case old.ExtrapGrid != m.ExtrapGrid:
+		return fmt.Errorf("%s: %w: the results were made with extrapolate_grid %q, the spec gives %q", path, ErrMismatch, old.ExtrapGrid, m.ExtrapGrid)
 	case !reflect.DeepEqual(old.Noise, m.Noise):
 		return fmt.Errorf("%s: %w: the results were made with other [noise] settings than the spec's", path, ErrMismatch)
 	case old.Shard != m.Shard:

@@ -163,3 +163,56 @@ func TestOnProgress(t *testing.T) {
 		t.Errorf("resumed run with every point done: %v, want [5]", got)
 	}
 }
+
+// ringText is a ring of n ranks: each computes, sends 4 KiB to its right
+// neighbour and receives from its left one.
+func ringText(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "num_ranks %d\n", n)
+	for r := 0; r < n; r++ {
+		fmt.Fprintf(&b, "rank %d {\nc: calc %d\ns: send 4096b to %d tag 0\nr: recv 4096b from %d tag 0\ns requires c\n}\n", r, 1000*(r+1), (r+1)%n, (r+n-1)%n)
+	}
+	return b.String()
+}
+
+// TestSweepExtrapolate: extrapolate_factor K turns the 4-rank ring, whose
+// grid is given as "4", into one ring of 4K ranks (the message that
+// wrapped around now goes to the next copy), each copy keeping its calc
+// times; it simulates exactly like that ring written by hand.
+func TestSweepExtrapolate(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ring.goal"), []byte(ringText(4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "x.toml")
+	if err := os.WriteFile(spec, []byte("input = \"ring.goal\"\nextrapolate_grid = \"4\"\n[grid]\nextrapolate_factor = [1, 2, 3]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := runRows(t, s)
+	for i, r := range rows {
+		k := i + 1
+		// The reference: ranks r + 4j compute like rank r, and the ring
+		// closes over all 4k ranks.
+		var b strings.Builder
+		n := 4 * k
+		fmt.Fprintf(&b, "num_ranks %d\n", n)
+		for q := 0; q < n; q++ {
+			fmt.Fprintf(&b, "rank %d {\nc: calc %d\ns: send 4096b to %d tag 0\nr: recv 4096b from %d tag 0\ns requires c\n}\n", q, 1000*(q%4+1), (q+1)%n, (q+n-1)%n)
+		}
+		ref, _, err := goal.Read(strings.NewReader(b.String()), "ref.goal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(ref, sim.Options{Params: sim.DefaultParams()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r["extrapolate_factor"] != strconv.Itoa(k) || r["max_time_ns"] != strconv.FormatInt(res.MaxTime, 10) || r["events"] != strconv.FormatUint(res.Events, 10) {
+			t.Errorf("extrapolate_factor %d: row %v, the %d-rank ring gives max %d ns, %d events", k, r, n, res.MaxTime, res.Events)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/sim"
@@ -226,6 +227,7 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		cancel()
 	}
 	cache := newSchedCache(sched, workers+1)
+	cache.grid = spec.ExtrapolateGrid
 	n := spec.NumPoints()
 	for range workers {
 		wg.Add(1)
@@ -317,12 +319,12 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 
 // Describe formats a point's dimensions as name=value pairs; the noise
 // dimensions only when they add noise (not 0, or a straggler factor of
-// 1).
+// 1), extrapolate_factor only when it is not 1.
 func Describe(p *Point) string {
 	var b strings.Builder
 	for _, d := range Dims {
 		v := d.get(p)
-		if isNoiseDim(d) && (v == 0 || d.Name == "straggler_factor" && v == 1) {
+		if (isNoiseDim(d) || d.Name == "extrapolate_factor") && (v == 0 || v == 1 && (d.Name == "straggler_factor" || d.Name == "extrapolate_factor")) {
 			continue
 		}
 		if b.Len() > 0 {
@@ -396,7 +398,7 @@ type worker struct {
 
 // simulate runs one point.
 func (w *worker) simulate(c *schedCache, ns *noiseSpec, p *Point) (Row, error) {
-	k := schedKey{computeScale: p.ComputeScale}
+	k := schedKey{computeScale: p.ComputeScale, factor: p.Extrapolate}
 	if w.prog == nil || w.key != k {
 		s, err := c.get(k)
 		if err != nil {
@@ -435,12 +437,14 @@ func (w *worker) simulate(c *schedCache, ns *noiseSpec, p *Point) (Row, error) {
 // share one transformed copy.
 type schedKey struct {
 	computeScale float64
+	factor       int
 }
 
 // schedCache holds the transformed schedules in use, at most cap of them
 // (the least recently used goes first; a worker still using it keeps it).
 type schedCache struct {
 	base    *goal.Schedule
+	grid    []int // the spec's extrapolate_grid
 	cap     int
 	mu      sync.Mutex
 	entries map[schedKey]*schedEntry
@@ -458,7 +462,7 @@ func newSchedCache(base *goal.Schedule, cap int) *schedCache {
 }
 
 func (c *schedCache) get(k schedKey) (*goal.Schedule, error) {
-	if k.computeScale == 1 {
+	if k.computeScale == 1 && k.factor == 1 {
 		return c.base, nil
 	}
 	c.mu.Lock()
@@ -475,8 +479,26 @@ func (c *schedCache) get(k schedKey) (*goal.Schedule, error) {
 		c.order = c.order[1:]
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.s, e.err = ScaleCompute(c.base, k.computeScale) })
+	e.once.Do(func() { e.s, e.err = c.transform(k) })
 	return e.s, e.err
+}
+
+// transform returns the base schedule extrapolated, then with its compute
+// scaled, as k says.
+func (c *schedCache) transform(k schedKey) (*goal.Schedule, error) {
+	s := c.base
+	if k.factor != 1 {
+		big := goal.NewSchedule(s.NumRanks * k.factor)
+		big.NumCPUs, big.NumNICs = s.NumCPUs, s.NumNICs
+		if err := extrapolation.Schedule(s, extrapolation.ScheduleOptions{Factor: k.factor, Grid: c.grid}, big.AppendRank); err != nil {
+			return nil, fmt.Errorf("extrapolate_factor %d: %w", k.factor, err)
+		}
+		s = big
+	}
+	if k.computeScale == 1 {
+		return s, nil
+	}
+	return ScaleCompute(s, k.computeScale)
 }
 
 // ScaleCompute returns a copy of s whose calc ops take f times as long,

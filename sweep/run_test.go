@@ -123,7 +123,7 @@ func TestRowsMatchSim(t *testing.T) {
 	}
 	data := readFile(t, s.OutputPath())
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if lines[0] != "point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns" {
+	if lines[0] != "point,compute_scale,extrapolate_factor,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns" {
 		t.Fatalf("header %q", lines[0])
 	}
 	if got := slices.Sorted(slices.Values(csvIDs(t, data))); !slices.Equal(got, seq(sum.Points)) {
@@ -143,13 +143,13 @@ func TestRowsMatchSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := sim.Params{L: num[2], Overhead: num[3], Gap: num[4], GapPerByte: num[5], OverheadPerByte: num[6], EagerLimit: num[7]}
+		p := sim.Params{L: num[3], Overhead: num[4], Gap: num[5], GapPerByte: num[6], OverheadPerByte: num[7], EagerLimit: num[8]}
 		res, err := sim.Run(sched, sim.Options{Params: p})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := fmt.Sprintf("0,0,0,0,0,1,0,%d,%d,%d,0", res.MaxTime, res.MaxRank, res.Events)
-		if got := strings.Join(f[8:], ","); got != want {
+		if got := strings.Join(f[9:], ","); got != want {
 			t.Errorf("row %s: results %s, sim.Run gives %s", l, got, want)
 		}
 		// and the point's parameters are the spec's
@@ -366,7 +366,7 @@ func TestShardMerge(t *testing.T) {
 	tampered := filepath.Join(dir, "tampered.csv")
 	data := readFile(t, shards[1])
 	tamperedLine := slices.Index(csvIDs(t, data), 7) + 2
-	data = bytes.Replace(data, []byte("\n7,1,400,20,"), []byte("\n7,1,400,21,"), 1)
+	data = bytes.Replace(data, []byte("\n7,1,1,400,20,"), []byte("\n7,1,1,400,21,"), 1)
 	if err := os.WriteFile(tampered, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -80,6 +81,11 @@ type Spec struct {
 	NoiseAlpha   float64
 	NoiseBase    NoisePoint
 
+	// ExtrapolateGrid is the input's process grid (extrapolate_grid =
+	// "4x4", slowest dimension first), grown along its first dimension
+	// by extrapolate_factor; nil: copies keep their messages.
+	ExtrapolateGrid []int
+
 	gridN int
 	index []map[float64]int // per axis, value to position (gridID)
 }
@@ -121,7 +127,7 @@ func ParseSpec(data []byte, name string) (*Spec, error) {
 	return build(root, name)
 }
 
-var topKeys = "input, output, params, noise, grid, points, comment"
+var topKeys = "input, output, params, noise, extrapolate_grid, grid, points, comment"
 
 func build(root *node, name string) (*Spec, error) {
 	fail := func(p pos, format string, args ...any) error { return specErr(name, p, format, args...) }
@@ -155,6 +161,12 @@ func build(root *node, name string) (*Spec, error) {
 			err = s.readParams(f, name)
 		case "noise":
 			err = s.readNoise(f, name)
+		case "extrapolate_grid":
+			if f.val.kind != kString {
+				err = fail(f.val.pos, "extrapolate_grid: expected a grid such as \"4x4\", found %s", f.val.kind)
+			} else if s.ExtrapolateGrid, err = extrapolation.ParseDims(f.val.str); err != nil {
+				err = fail(f.val.pos, "extrapolate_grid: %v", err)
+			}
 		case "grid":
 			grid = f.val
 			if grid.kind != kObject {
@@ -569,7 +581,7 @@ func (s *Spec) GridPoints() int { return s.gridN }
 // Base is the point every point starts from: the base parameters and no
 // transformation of the schedule.
 func (s *Spec) Base() Point {
-	return Point{Params: s.Params, ComputeScale: 1, Noise: s.NoiseBase}
+	return Point{Params: s.Params, ComputeScale: 1, Extrapolate: 1, Noise: s.NoiseBase}
 }
 
 // Point returns point id, 0 <= id < NumPoints. Grid points come first, in

@@ -36,13 +36,13 @@ func TestSweepCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
-0,1,100,0,1000,6,0,65535,0,0,0,0,0,1,0,6238,1,3,0
-1,1,100,10,1000,6,0,65535,0,0,0,0,0,1,0,6258,1,3,0
-2,1,200,0,1000,6,0,65535,0,0,0,0,0,1,0,6338,1,3,0
-3,1,200,10,1000,6,0,65535,0,0,0,0,0,1,0,6358,1,3,0
-4,1,300,0,1000,6,0,65535,0,0,0,0,0,1,0,6438,1,3,0
-5,1,300,10,1000,6,0,65535,0,0,0,0,0,1,0,6458,1,3,0
+	want := `point,compute_scale,extrapolate_factor,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed,max_time_ns,max_rank,events,noise_ns
+0,1,1,100,0,1000,6,0,65535,0,0,0,0,0,1,0,6238,1,3,0
+1,1,1,100,10,1000,6,0,65535,0,0,0,0,0,1,0,6258,1,3,0
+2,1,1,200,0,1000,6,0,65535,0,0,0,0,0,1,0,6338,1,3,0
+3,1,1,200,10,1000,6,0,65535,0,0,0,0,0,1,0,6358,1,3,0
+4,1,1,300,0,1000,6,0,65535,0,0,0,0,0,1,0,6438,1,3,0
+5,1,1,300,10,1000,6,0,65535,0,0,0,0,0,1,0,6458,1,3,0
 `
 	if string(data) != want {
 		t.Errorf("CSV:\n%s\nwant:\n%s", data, want)
@@ -63,7 +63,7 @@ func TestSweepCommand(t *testing.T) {
 
 	code, stdout, _ = run("sweep", "--dry-run", "--shard", "1/2", spec)
 	for _, w := range []string{"points:  6: grid 6 [L_ns (3) x o_ns (2)], listed 0", "shard:   1/2: 3 points", "output:  " + filepath.Join(dir, "pp-shard-1-of-2.csv"),
-		"point,compute_scale,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed\n1,1,100,10,1000,6,0,65535,0,0,0,0,0,1,0\n3,1,200,10,"} {
+		"point,compute_scale,extrapolate_factor,L_ns,o_ns,g_ns,G_ns_per_byte,O_ns_per_byte,S_bytes,noise_period_ns,noise_period_length_ns,noise_interval_ns,noise_length_ns,straggler_fraction,straggler_factor,noise_seed\n1,1,1,100,10,1000,6,0,65535,0,0,0,0,0,1,0\n3,1,1,200,10,"} {
 		if code != ExitOK || !strings.Contains(stdout, w) {
 			t.Errorf("dry run: exit %d, output lacks %q:\n%s", code, w, stdout)
 		}
