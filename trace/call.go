@@ -86,6 +86,7 @@ const (
 	ClassCommNew                      // Comm_dup, Comm_split, ...: NewComm (None if this rank got MPI_COMM_NULL)
 	ClassCommFree                     // MPI_Comm_free: Comm
 	ClassFlush                        // FuncFlush: nothing
+	ClassType                         // MPI_Type_commit, MPI_Type_free: Type.ID, the datatype committed or freed (0: a predefined one)
 )
 
 var classNames = [...]string{
@@ -93,6 +94,7 @@ var classNames = [...]string{
 	ClassRecv: "recv", ClassIrecv: "irecv", ClassSendrecv: "sendrecv", ClassWait: "wait", ClassTest: "test",
 	ClassProbe: "probe", ClassCancel: "cancel", ClassRequestFree: "request_free", ClassCollective: "collective",
 	ClassICollective: "icollective", ClassCommNew: "comm_new", ClassCommFree: "comm_free", ClassFlush: "flush",
+	ClassType: "type",
 }
 
 func (c Class) String() string {
@@ -115,9 +117,19 @@ const (
 )
 
 // Datatype is what the tracer records of an MPI datatype, in bytes: the
-// data it holds and the span it covers (MPI_Type_size, MPI_Type_get_extent).
+// data it holds and the span it covers (MPI_Type_size, MPI_Type_get_extent),
+// and, for a derived datatype (format version 2), the id of its
+// description (Reader.TypeDef) and the stride of the call's data.
 type Datatype struct {
 	Size, Extent int64
+	// ID is the derived datatype's id in the rank's trace, 0 for a
+	// predefined datatype (or a trace of version 1).
+	ID uint32
+	// Stride is, when the call's data (its count elements of the
+	// datatype) is not one contiguous block, the distance in bytes
+	// between the starts of consecutive blocks (TypeDef.Layout); 0 when
+	// it is contiguous or not known.
+	Stride int64
 }
 
 // ReqKind is the kind of operation a request belongs to.
@@ -230,7 +242,7 @@ func (c *Call) String() string {
 		fmt.Fprintf(&b, " bytes=%d", c.Bytes)
 	}
 	if c.Type != (Datatype{}) {
-		fmt.Fprintf(&b, " type=%d/%d", c.Type.Size, c.Type.Extent)
+		fmt.Fprintf(&b, " type=%s", c.Type)
 	}
 	if c.Root != None {
 		fmt.Fprintf(&b, " root=%s", rankString(c.Root))
@@ -264,7 +276,7 @@ func (c *Call) String() string {
 		fmt.Fprintf(&b, " rbytes=%d", c.RecvBytes)
 	}
 	if c.RecvType != (Datatype{}) {
-		fmt.Fprintf(&b, " rtype=%d/%d", c.RecvType.Size, c.RecvType.Extent)
+		fmt.Fprintf(&b, " rtype=%s", c.RecvType)
 	}
 	if len(c.Counts) > 0 {
 		fmt.Fprintf(&b, " counts=%v", c.Counts)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gopsim/gopsim/collective"
@@ -76,6 +77,9 @@ type ConvertStats struct {
 	PerFunc     map[string]int64 // records per MPI function
 	Unsupported map[string]int64 // records per function the converter could not model
 	Collectives int64
+	// Strided counts the sends labelled non-contiguous ("stride<D>_...",
+	// for log3P), point-to-point and inside collectives.
+	Strided int64
 }
 
 // Convert turns the trace d into a GOAL schedule, one rank at a time in
@@ -83,6 +87,12 @@ type ConvertStats struct {
 // sends and receives with their requests tracked through Wait and Test;
 // every collective on any communicator is expanded by package collective;
 // the time between MPI calls becomes calc ops.
+//
+// Non-contiguous data: a send whose datatype (a derived datatype the trace
+// describes, Datatype.Stride) leaves the data in several blocks gets the
+// GOAL label "stride" + the stride in bytes + "_" + its canonical label
+// ("stride512_l7"), which log3P reads (sim.StrideOf) and the other models
+// ignore; so do the sends of a collective called with such a datatype.
 //
 // Tags: a point-to-point message on communicator id c keeps its tag t as
 // c<<24 | t (world: t), so that communicators do not mix; the k-th
@@ -170,12 +180,13 @@ var collOps = map[string]collective.Op{
 }
 
 type converter struct {
-	opt   *ConvertOptions
-	algs  map[collective.Op]*collective.Algorithm
-	stats *ConvertStats
-	world int
-	b     goal.Builder
-	ends  []int32
+	opt    *ConvertOptions
+	algs   map[collective.Op]*collective.Algorithm
+	stats  *ConvertStats
+	world  int
+	b      goal.Builder
+	ends   []int32
+	labels []goal.Label // of the rank being converted, by op
 }
 
 // pred is an op the next op of the rank must follow: after its end, or
@@ -203,6 +214,7 @@ type rankState struct {
 func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 	b := &cv.b
 	b.Reset(r)
+	cv.labels = cv.labels[:0]
 	s := rankState{reqs: map[uint64]*request{}, collSeq: map[int32]uint32{}, prevEnd: rd.Start()}
 	var c Call
 	for {
@@ -227,7 +239,19 @@ func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, err)
 		}
 	}
-	return b.Block(), nil
+	blk := b.Block()
+	blk.Labels = append(blk.Labels[:0], cv.labels...)
+	return blk, nil
+}
+
+// strided labels send op id as non-contiguous with stride bytes (nothing
+// for 0: contiguous).
+func (cv *converter) strided(id int32, stride int64) {
+	if stride <= 0 {
+		return
+	}
+	cv.labels = append(cv.labels, goal.Label{Op: id, Name: "stride" + strconv.FormatInt(stride, 10) + "_" + goal.CanonicalLabel(id)})
+	cv.stats.Strided++
 }
 
 // compute emits the computation between the previous call and c.
@@ -311,6 +335,8 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 	case ClassProbe:
 		cv.compute(s, c) // the receive that follows does the waiting
 		return nil
+	case ClassType:
+		return nil // local work: its time stays in the next computation gap
 	}
 	switch c.Func.Class() {
 	case ClassSend, ClassIsend:
@@ -323,6 +349,7 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 			return err
 		}
 		id := b.Send(uint64(c.Bytes), c.Peer, tag, 0, 0)
+		cv.strided(id, c.Type.Stride)
 		cv.follow(s, id)
 		if c.Func.Class() == ClassIsend {
 			s.reqs[c.Request] = &request{ops: []int32{id}}
@@ -356,6 +383,7 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 				return err
 			}
 			ids = append(ids, b.Send(uint64(c.Bytes), c.Peer, tag, 0, 0))
+			cv.strided(ids[0], c.Type.Stride)
 		}
 		if c.RecvPeer != ProcNull {
 			tag, err := cv.p2pTag(c.Comm, c.RecvTag)
@@ -504,7 +532,15 @@ func (cv *converter) collective(rd RankStream, r int32, s *rankState, c *Call, n
 	}
 	cv.stats.Collectives++
 	after := cv.join(s)
+	first := cv.b.NumOps()
 	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)
+	if c.Type.Stride > 0 {
+		for id := first; id < cv.b.NumOps(); id++ {
+			if cv.b.Op(id).Kind == goal.Send {
+				cv.strided(id, c.Type.Stride)
+			}
+		}
+	}
 	if c.Func.Class() == ClassICollective {
 		s.reqs[c.Request] = &request{ops: append([]int32(nil), cv.ends...)}
 		return nil

@@ -108,7 +108,10 @@ type File struct {
 	Header Header
 	Calls  []Call
 	Comms  []*Comm // in the order of their definition
-	End    EndReason
+	// Types are the derived datatypes the calls use, in the order of
+	// their definition (version 2).
+	Types []*TypeDef
+	End   EndReason
 }
 
 // ReadFile reads the whole rank file at path: for tests and small traces;
@@ -131,7 +134,7 @@ func ReadFile(path string) (*File, error) {
 		}
 		f.Calls = append(f.Calls, c.Clone())
 	}
-	f.Comms, f.End = r.Comms(), r.End()
+	f.Comms, f.Types, f.End = r.Comms(), r.TypeDefs(), r.End()
 	return f, nil
 }
 

@@ -540,11 +540,11 @@ func (st *dumpiState) times(rec *DumpiRecord) (int64, int64) {
 func (st *dumpiState) typeSize(rec *DumpiRecord, dt int64) (Datatype, error) {
 	if dt >= 0 && dt < int64(len(st.f.TypeSizes)) {
 		s := int64(max(st.f.TypeSizes[dt], 0))
-		return Datatype{s, s}, nil
+		return Datatype{Size: s, Extent: s}, nil
 	}
 	if dt >= 0 && dt < int64(len(dumpiBuiltinSizes)) {
 		s := dumpiBuiltinSizes[dt]
-		return Datatype{s, s}, nil
+		return Datatype{Size: s, Extent: s}, nil
 	}
 	return Datatype{}, st.errf(rec, "datatype %d: not in the file's size table (%d types)", dt, len(st.f.TypeSizes))
 }

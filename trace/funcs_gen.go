@@ -12,6 +12,7 @@ package trace
 //   - Send_init, Recv_init, Start, Startall: persistent requests are not tracked yet: their completions carry request id 0
 //   - Mprobe, Improbe, Mrecv, Imrecv: matched probes are not recorded yet
 //   - Comm_idup, Intercomm_create, Comm_create_group, Dist_graph_create: communicators they create are registered when first used, with an id local to the rank
+//   - Type_contiguous, Type_vector, Type_create_hvector, Type_indexed, Type_create_hindexed, Type_create_indexed_block, Type_create_struct, Type_create_subarray, Type_create_resized, Type_dup and the other datatype constructors: local: their time counts as computation; MPI_Type_commit (or the first call that uses a datatype) records the datatype's constructor and arguments, from MPI_Type_get_envelope and MPI_Type_get_contents
 const (
 	FuncInit               Func = 1  // MPI_Init
 	FuncInitThread         Func = 2  // MPI_Init_thread
@@ -70,6 +71,8 @@ const (
 	FuncCommFree           Func = 84 // MPI_Comm_free
 	FuncCommSplitType      Func = 85 // MPI_Comm_split_type
 	FuncCartSub            Func = 86 // MPI_Cart_sub
+	FuncTypeCommit         Func = 90 // MPI_Type_commit
+	FuncTypeFree           Func = 91 // MPI_Type_free
 )
 
 var funcTable = [...]funcInfo{
@@ -130,4 +133,6 @@ var funcTable = [...]funcInfo{
 	FuncCommFree:           {"MPI_Comm_free", ClassCommFree},
 	FuncCommSplitType:      {"MPI_Comm_split_type", ClassCommNew},
 	FuncCartSub:            {"MPI_Cart_sub", ClassCommNew},
+	FuncTypeCommit:         {"MPI_Type_commit", ClassType},
+	FuncTypeFree:           {"MPI_Type_free", ClassType},
 }

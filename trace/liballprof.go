@@ -1227,7 +1227,7 @@ func (st *lapState) call(ln *lapLine, fn Func, comm *Comm, c *Call) (bool, error
 		if c.Tag, err = st.tag(ln, f(lapTag), a.tag, false); err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{a.typ.size, a.typ.extent}
+		c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{Size: a.typ.size, Extent: a.typ.extent}
 		st.sent(a.dest, a.tag)
 		if fn.Class() == ClassIsend {
 			c.Request = st.newReq(a.req, ReqSend, fn, c.Comm)
@@ -1240,7 +1240,7 @@ func (st *lapState) call(ln *lapLine, fn Func, comm *Comm, c *Call) (bool, error
 			return false, err
 		}
 		st.recvd(&c.Peer, &c.Tag, a.src, a.tag)
-		c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{a.typ.size, a.typ.extent}
+		c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{Size: a.typ.size, Extent: a.typ.extent}
 		if fn.Class() == ClassIrecv {
 			c.Request = st.newReq(a.req, ReqRecv, fn, c.Comm)
 		}
@@ -1260,11 +1260,11 @@ func (st *lapState) call(ln *lapLine, fn Func, comm *Comm, c *Call) (bool, error
 		st.sent(a.dest, a.stag)
 		st.recvd(&c.RecvPeer, &c.RecvTag, a.src, a.rtag)
 		if fn == FuncSendrecvReplace {
-			c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{a.typ.size, a.typ.extent}
+			c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{Size: a.typ.size, Extent: a.typ.extent}
 			c.RecvBytes, c.RecvType = c.Bytes, c.Type
 		} else {
-			c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{a.styp.size, a.styp.extent}
-			c.RecvBytes, c.RecvType = mulBytes(a.rcount, a.rtyp), Datatype{a.rtyp.size, a.rtyp.extent}
+			c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{Size: a.styp.size, Extent: a.styp.extent}
+			c.RecvBytes, c.RecvType = mulBytes(a.rcount, a.rtyp), Datatype{Size: a.rtyp.size, Extent: a.rtyp.extent}
 		}
 	case ClassProbe:
 		if c.Peer, err = st.peer(ln, f(lapSrc), "source", a.src, comm, true); err != nil {
@@ -1337,19 +1337,19 @@ func (st *lapState) collective(ln *lapLine, fn Func, comm *Comm, c *Call) error 
 	switch fn {
 	case FuncBarrier, FuncIbarrier:
 	case FuncBcast, FuncIbcast, FuncReduce, FuncIreduce, FuncAllreduce, FuncIallreduce, FuncScan, FuncExscan, FuncReduceScatterBlock:
-		c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{a.typ.size, a.typ.extent}
+		c.Bytes, c.Type = mulBytes(a.count, a.typ), Datatype{Size: a.typ.size, Extent: a.typ.extent}
 	case FuncAllgather, FuncIallgather, FuncAlltoall, FuncIalltoall, FuncGather:
-		c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{a.styp.size, a.styp.extent}
+		c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{Size: a.styp.size, Extent: a.styp.extent}
 	case FuncScatter:
-		c.Bytes, c.Type = mulBytes(a.rcount, a.rtyp), Datatype{a.rtyp.size, a.rtyp.extent}
+		c.Bytes, c.Type = mulBytes(a.rcount, a.rtyp), Datatype{Size: a.rtyp.size, Extent: a.rtyp.extent}
 	case FuncAllgatherv:
 		if err := counts(lapRCounts, a.rcounts); err != nil {
 			return err
 		}
-		c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{a.styp.size, a.styp.extent}
+		c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{Size: a.styp.size, Extent: a.styp.extent}
 		c.Counts = append(c.Counts, scaled(a.rcounts, a.rtyp)...)
 	case FuncGatherv:
-		c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{a.styp.size, a.styp.extent}
+		c.Bytes, c.Type = mulBytes(a.scount, a.styp), Datatype{Size: a.styp.size, Extent: a.styp.extent}
 		if me == a.root {
 			if err := counts(lapRCounts, a.rcounts); err != nil {
 				return err
@@ -1357,7 +1357,7 @@ func (st *lapState) collective(ln *lapLine, fn Func, comm *Comm, c *Call) error 
 			c.Counts = append(c.Counts, scaled(a.rcounts, a.rtyp)...)
 		}
 	case FuncScatterv:
-		c.Bytes, c.Type = mulBytes(a.rcount, a.rtyp), Datatype{a.rtyp.size, a.rtyp.extent}
+		c.Bytes, c.Type = mulBytes(a.rcount, a.rtyp), Datatype{Size: a.rtyp.size, Extent: a.rtyp.extent}
 		if me == a.root {
 			if err := counts(lapSCounts, a.scounts); err != nil {
 				return err
@@ -1371,14 +1371,14 @@ func (st *lapState) collective(ln *lapLine, fn Func, comm *Comm, c *Call) error 
 		if err := counts(lapRCounts, a.rcounts); err != nil {
 			return err
 		}
-		c.Type, c.RecvType = Datatype{a.styp.size, a.styp.extent}, Datatype{a.rtyp.size, a.rtyp.extent}
+		c.Type, c.RecvType = Datatype{Size: a.styp.size, Extent: a.styp.extent}, Datatype{Size: a.rtyp.size, Extent: a.rtyp.extent}
 		c.Counts = append(c.Counts, scaled(a.scounts, a.styp)...)
 		c.RecvCounts = append(c.RecvCounts, scaled(a.rcounts, a.rtyp)...)
 	case FuncReduceScatter:
 		if err := counts(lapRCounts, a.rcounts); err != nil {
 			return err
 		}
-		c.Type = Datatype{a.typ.size, a.typ.extent}
+		c.Type = Datatype{Size: a.typ.size, Extent: a.typ.extent}
 		c.Counts = append(c.Counts, scaled(a.rcounts, a.typ)...)
 		if me >= 0 && me < size {
 			c.Bytes = c.Counts[me]

@@ -1,7 +1,10 @@
 package trace_test
 
 import (
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
@@ -142,4 +145,133 @@ func equalCounts(a, b map[p2p]int) bool {
 		}
 	}
 	return true
+}
+
+// TestMPIConvertStrided traces examples/mpi/strided (a halo exchange of
+// matrix columns with MPI_Type_vector): the tracer describes the vector
+// type, every send of a column gets the label of its stride, 8*NX bytes,
+// and log3P charges its pack table for them.
+func TestMPIConvertStrided(t *testing.T) {
+	const iters, nx, ny = 3, 128, 2048 // columns of 16 KiB at a stride of 1 KiB
+	const stride, size = 8 * nx, 8 * ny
+	label := "stride" + strconv.Itoa(stride) + "_"
+
+	t.Run("trace", func(t *testing.T) {
+		dir, files := runTracedDir(t, 4, "strided", strconv.Itoa(iters), strconv.Itoa(nx), strconv.Itoa(ny))
+		for r, f := range files {
+			if len(f.Types) != 1 {
+				t.Fatalf("rank %d: %d datatypes described, want 1: %+v", r, len(f.Types), f.Types)
+			}
+			vt := f.Types[0]
+			if vt.Combiner != trace.CombinerVector || !slices.Equal(vt.Ints, []int64{ny, 1, nx}) || len(vt.Types) != 1 ||
+				vt.Types[0].Combiner != trace.CombinerNamed || vt.Types[0].Size != 8 || vt.Size != size {
+				t.Errorf("rank %d: column type %+v", r, vt)
+			}
+			if l := vt.Layout(1); l != (trace.Layout{Blocks: ny, Block: 8, Stride: stride}) {
+				t.Errorf("rank %d: layout %+v", r, l)
+			}
+			for _, fn := range []trace.Func{trace.FuncIsend, trace.FuncIrecv, trace.FuncSendrecv, trace.FuncBcast} {
+				for _, c := range of(f, fn) {
+					if c.Type.ID != vt.ID || c.Type.Stride != stride {
+						t.Errorf("rank %d: %v", r, c.String())
+					}
+				}
+			}
+			if n := len(of(f, trace.FuncTypeCommit)); n != 1 {
+				t.Errorf("rank %d: %d MPI_Type_commit", r, n)
+			}
+			if fr := of(f, trace.FuncTypeFree); len(fr) != 1 || fr[0].Type.ID != vt.ID {
+				t.Errorf("rank %d: MPI_Type_free %v", r, fr)
+			}
+			if ar := of(f, trace.FuncAllreduce); len(ar) != 1 || ar[0].Type.ID != 0 || ar[0].Type.Stride != 0 {
+				t.Errorf("rank %d: MPI_Allreduce of a double %v", r, ar)
+			}
+		}
+		d, err := trace.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, st := convert(t, d, trace.ConvertOptions{})
+		if len(st.Unsupported) > 0 {
+			t.Fatalf("unsupported calls: %v", st.Unsupported)
+		}
+		if st.PerFunc["MPI_Type_commit"] != 4 || st.PerFunc["MPI_Type_free"] != 4 {
+			t.Errorf("calls per function %v", st.PerFunc)
+		}
+		var strided int64
+		for r := 0; r < 4; r++ {
+			var b goal.RankBlock
+			s.Block(r, &b)
+			labels := map[int32]string{}
+			for _, l := range b.Labels {
+				labels[l.Op] = l.Name
+			}
+			for i, op := range b.Ops {
+				name := labels[int32(i)]
+				switch {
+				case op.Kind == goal.Send && op.Tag&(1<<31) == 0: // the halo exchange
+					if name != label+goal.CanonicalLabel(int32(i)) {
+						t.Errorf("rank %d op %d: send %d bytes to %d labelled %q", r, i, op.Size, op.Peer, name)
+					}
+					strided++
+				case op.Kind == goal.Send && op.Size == size: // the broadcast of a column
+					if !strings.HasPrefix(name, label) {
+						t.Errorf("rank %d op %d: broadcast send labelled %q", r, i, name)
+					}
+					strided++
+				case name != "": // the allreduce of a double, receives
+					t.Errorf("rank %d op %d: %v labelled %q", r, i, op.Kind, name)
+				}
+			}
+		}
+		if strided != st.Strided || strided < 4*2*iters+3 {
+			t.Errorf("%d sends labelled (stats %d), want %d and the broadcast's", strided, st.Strided, 4*2*iters)
+		}
+	})
+
+	// Two ranks, one iteration, no collectives, no computation: each rank
+	// posts the Irecv, sends a column (o = 1500 ns of CPU), receives the
+	// other's at o + L = 4000 ns and takes o + 16383*G = 99798 ns of CPU:
+	// done at 103798; then the Sendrecv: the send's CPU to 105298, the
+	// arrival at 107798, the receive done at 207596 ns. log3P adds its
+	// pack time (420 us at 16 KiB and 1 KiB stride) to each send before it
+	// leaves and its unpack time (400 us) to each receive, and both
+	// messages are on the path: 207596 + 2*(420000+400000) = 1847596 ns.
+	t.Run("log3p", func(t *testing.T) {
+		root, lib := needMPI(t)
+		var opts []string
+		if mpiSetup.openMPI {
+			opts = []string{"--oversubscribe"}
+		}
+		dir, _ := runProgramDir(t, "mpirun", opts, lib, 2, nil, filepath.Join(root, "bin", "examples", "mpi", "strided"),
+			"1", strconv.Itoa(nx), strconv.Itoa(ny), "0")
+		d, err := trace.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, st := convert(t, d, trace.ConvertOptions{ComputeScale: 1e-15})
+		if st.Calcs != 0 || st.Strided != 4 {
+			t.Fatalf("%d calcs, %d strided sends; want 0 and 4", st.Calcs, st.Strided)
+		}
+		p := sim.DefaultParams()
+		p.Log3P = &sim.Log3PParams{Points: []sim.Log3PPoint{
+			{Size: 16384, Stride: 1024, Pack: 420000, Unpack: 400000},
+			{Size: 32768, Stride: 1024, Pack: 840000, Unpack: 800000},
+		}}
+		for _, tc := range []struct {
+			model sim.Model
+			want  int64
+		}{
+			{sim.LogGOPS, 207596},
+			{sim.Log3P, 207596 + 2*(420000+400000)},
+		} {
+			res, err := sim.Run(s, sim.Options{Params: p, Model: tc.model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.PerRank, []int64{tc.want, tc.want}) {
+				t.Errorf("%v: per rank %v ns, want %d each", tc.model, res.PerRank, tc.want)
+			}
+		}
+	})
 }

@@ -11,11 +11,13 @@ package trace
 //
 //	file    = magic version header record* end
 //	magic   = 0x89 'G' 'P' 'T' 'R' '\r' '\n' 0x1a      (Magic)
-//	version = uvarint                                (Version)
+//	version = uvarint                                (Version: 2; MinVersion 1)
 //	header  = rank size flags t0 wall0 thread pid host library command
-//	record  = call | comm | flush
+//	record  = call | comm | type | flush
 //	call    = func mask start dur field*             (func 1..0xef)
 //	comm    = 0xf0 id cflags csize member{csize} [rsize rmember{rsize}]
+//	type    = 0xf2 id desc                          (version 2)
+//	desc    = comb size lb extent [ni int{ni} na addr{na} nd desc{nd}]
 //	flush   = 0xf1 start dur
 //	end     = 0xff records reason
 //
@@ -57,8 +59,10 @@ package trace
 //	15   rcounts     uvarint n, n x uvarint      Alltoallv: bytes received per rank
 //	16   newcomm     uvarint                     communicator created (Comm_dup, ...)
 //	17   err         uvarint                     the MPI error code the call returned
+//	18   dtype       uvarint                     version 2: type is a derived datatype: its type record's id
+//	19   rdtype      uvarint                     version 2: the same for rtype
 //
-// Bits 18 and up are reserved. Peers, roots and tags may be special:
+// Bits 20 and up are reserved (18 and up in version 1). Peers, roots and tags may be special:
 // -2 is MPI_ANY_SOURCE (and MPI_ANY_TAG), -3 MPI_PROC_NULL, -4 MPI_ROOT.
 // A call that returned an error has err and, for communication calls,
 // nothing else.
@@ -103,6 +107,25 @@ package trace
 // communicator: the first as a uvarint, each next one as zigzag(member -
 // previous - 1), so consecutive ranks cost a byte each.
 //
+// Type records (version 2) describe a derived datatype before any record
+// uses its id (ids start at 1, are the rank's own and never reused; a
+// predefined datatype has none). The tracer writes one when
+// MPI_Type_commit returns, or when a call first uses a derived datatype
+// it has not seen (one from MPI_Type_dup, say), from
+// MPI_Type_get_envelope and MPI_Type_get_contents: desc is the
+// constructor comb (gopsim's codes, trace.Combiner: 0 named, 1 dup,
+// 2 contiguous, 3 vector, 4 hvector, 5 indexed, 6 hindexed,
+// 7 indexed_block, 8 hindexed_block, 9 struct, 10 subarray, 11 darray,
+// 12 resized, 13 other), MPI_Type_size as a uvarint, the lower bound and
+// extent of MPI_Type_get_extent as zigzags, and for every comb but named
+// the integer (zigzag), address (zigzag) and datatype arguments of
+// MPI_Type_get_contents in its order, each datatype a desc in turn. The
+// order argument of subarray and darray is stored as 0 (C) or 1
+// (Fortran). Descriptions nest at most 8 deep (deeper ones, and
+// constructors not listed, are comb 13 with no arguments; readers accept
+// 16). MPI_Type_commit records (type, dtype) and MPI_Type_free (dtype)
+// are call records; the datatype constructors are not wrapped.
+//
 // Flush records note the time the tracer spent writing its buffer, which
 // falls between calls and is not the application's computation.
 //
@@ -136,6 +159,14 @@ package trace
 // tracer's extra MPI_Allreduce when a communicator is created (rare
 // compared to communication) gives it, where local counters would not.
 //
+// Datatypes as constructed, not as flattened. A type record keeps what
+// MPI_Type_get_contents says (a vector's count, blocklength and stride,
+// a subarray's sizes), once per datatype, not per call: it costs the
+// tracer one MPI_Type_get_envelope per datatype handle it has not seen
+// and a lookup per call, and leaves the reading (TypeDef.Layout, the
+// stride log3P charges for) to Go, where it can change without tracing
+// again.
+//
 // Strict decoding. The reader checks what a converter would otherwise
 // have to: communicators are defined before use, peers are world ranks,
 // counts have one entry per rank of their communicator, requests complete
@@ -157,9 +188,10 @@ import (
 // Versions of the format, one line each. Readers accept MinVersion
 // through Version.
 //
-//	1: the layout described at the top of reader.go.
+//	1: the layout described at the top of reader.go, without type records and mask bits 18 and 19.
+//	2: type records (0xf2) describe derived datatypes; mask bits 18 (dtype) and 19 (rdtype) name them.
 const (
-	Version    = 1
+	Version    = 2
 	MinVersion = 1
 )
 
@@ -191,27 +223,32 @@ const (
 	maxFuncID = 0xef
 	recComm   = 0xf0
 	recFlush  = 0xf1
+	recType   = 0xf2
 	recEnd    = 0xff
 
-	fComm     = 1 << 0
-	fPeer     = 1 << 1
-	fTag      = 1 << 2
-	fBytes    = 1 << 3
-	fType     = 1 << 4
-	fRequest  = 1 << 5
-	fDone     = 1 << 6
-	fRoot     = 1 << 7
-	fPolls    = 1 << 8
-	fFlag     = 1 << 9
-	fRPeer    = 1 << 10
-	fRTag     = 1 << 11
-	fRBytes   = 1 << 12
-	fRType    = 1 << 13
-	fCounts   = 1 << 14
-	fRCounts  = 1 << 15
-	fNewComm  = 1 << 16
-	fErr      = 1 << 17
-	fReserved = ^uint64(1<<18 - 1)
+	fComm    = 1 << 0
+	fPeer    = 1 << 1
+	fTag     = 1 << 2
+	fBytes   = 1 << 3
+	fType    = 1 << 4
+	fRequest = 1 << 5
+	fDone    = 1 << 6
+	fRoot    = 1 << 7
+	fPolls   = 1 << 8
+	fFlag    = 1 << 9
+	fRPeer   = 1 << 10
+	fRTag    = 1 << 11
+	fRBytes  = 1 << 12
+	fRType   = 1 << 13
+	fCounts  = 1 << 14
+	fRCounts = 1 << 15
+	fNewComm = 1 << 16
+	fErr     = 1 << 17
+	fDType   = 1 << 18 // version 2
+	fRDType  = 1 << 19 // version 2
+	// Bits a version does not define.
+	fReserved1 = ^uint64(1<<18 - 1)
+	fReserved  = ^uint64(1<<20 - 1)
 
 	doneKind      = 0x03
 	doneCancelled = 0x04
@@ -223,10 +260,12 @@ const (
 	cflagWorld    = 4
 	cflagReserved = ^uint64(7)
 
-	maxString  = 4096
-	maxRanks   = 1 << 24 // world sizes beyond are rejected
-	maxDur     = 1 << 62
-	maxThreadL = 3
+	maxString    = 4096
+	maxRanks     = 1 << 24 // world sizes beyond are rejected
+	maxDur       = 1 << 62
+	maxThreadL   = 3
+	maxTypeArgs  = 1 << 24 // arguments per array of a datatype description
+	maxTypeDepth = 16      // nesting of datatype descriptions (the tracer writes 8)
 )
 
 // Header is what a trace file states before its records.
@@ -269,6 +308,8 @@ type Reader struct {
 	records uint64
 	comms   map[int32]*Comm
 	order   []*Comm // in the order of definition
+	types   map[uint32]*TypeDef
+	torder  []*TypeDef // in the order of definition
 	reqs    map[uint64]pending
 	end     EndReason
 	err     error   // sticky
@@ -279,7 +320,8 @@ type Reader struct {
 // Reader for the records. name, if not empty, is the file name errors
 // give.
 func NewReader(r io.Reader, name string) (*Reader, error) {
-	tr := &Reader{br: bufio.NewReaderSize(r, 64<<10), name: name, comms: map[int32]*Comm{}, reqs: map[uint64]pending{}}
+	tr := &Reader{br: bufio.NewReaderSize(r, 64<<10), name: name, comms: map[int32]*Comm{}, reqs: map[uint64]pending{},
+		types: map[uint32]*TypeDef{}}
 	if err := tr.readHeader(); err != nil {
 		return nil, err
 	}
@@ -321,6 +363,14 @@ func (r *Reader) Comm(id int32) *Comm { return r.comms[id] }
 // Comms returns the communicators defined so far, in the order of their
 // definition; after the last record, the rank's communicator table.
 func (r *Reader) Comms() []*Comm { return r.order }
+
+// TypeDef returns the derived datatype with id as defined so far in the
+// file, or nil. Every id a record returned by Next uses is defined.
+func (r *Reader) TypeDef(id uint32) *TypeDef { return r.types[id] }
+
+// TypeDefs returns the derived datatypes defined so far, in the order of
+// their definition (none in a version 1 file).
+func (r *Reader) TypeDefs() []*TypeDef { return r.torder }
 
 // End returns how the trace ended, once Next has returned io.EOF.
 func (r *Reader) End() EndReason { return r.end }
@@ -545,6 +595,9 @@ func (r *Reader) next(c *Call) (done bool, err error) {
 	case k == recComm:
 		r.records++
 		return false, r.readComm()
+	case k == recType && r.h.Version >= 2:
+		r.records++
+		return false, r.readType()
 	case k == recFlush:
 		c.reset(FuncFlush)
 		r.records++
@@ -746,8 +799,12 @@ func (r *Reader) readCall(c *Call, off int64) error {
 	if err != nil {
 		return err
 	}
-	if m&fReserved != 0 {
-		return r.failf(moff, "unknown fields %#x in the mask", m&fReserved)
+	reserved := fReserved
+	if r.h.Version < 2 {
+		reserved = fReserved1
+	}
+	if m&reserved != 0 {
+		return r.failf(moff, "unknown fields %#x in the mask of a version %d file", m&reserved, r.h.Version)
 	}
 	if err := r.readTimes(c); err != nil {
 		return err
@@ -863,6 +920,16 @@ func (r *Reader) readCall(c *Call, off int64) error {
 		}
 		c.Err = int32(v)
 	}
+	if m&fDType != 0 {
+		if c.Type, err = r.typeField("datatype", c.Type, c.Bytes, c.Counts); err != nil {
+			return err
+		}
+	}
+	if m&fRDType != 0 {
+		if c.RecvType, err = r.typeField("receive datatype", c.RecvType, c.RecvBytes, c.RecvCounts); err != nil {
+			return err
+		}
+	}
 	return r.track(c, off)
 }
 
@@ -970,4 +1037,117 @@ func (r *Reader) track(c *Call, off int64) error {
 		}
 	}
 	return nil
+}
+
+// typeField reads the id of a call's derived datatype d and fills in d's
+// ID and the Stride of the call's data: bytes of it, or the largest of
+// counts (none without d's size: MPI_Type_free records only the id).
+func (r *Reader) typeField(what string, d Datatype, bytes int64, counts []int64) (Datatype, error) {
+	off := r.off
+	id, err := r.uvMax(what+" id", math.MaxUint32)
+	if err != nil {
+		return d, err
+	}
+	def := r.types[uint32(id)]
+	if def == nil {
+		return d, r.failf(off, "%s %d used before its definition", what, id)
+	}
+	d.ID = uint32(id)
+	if bytes == 0 && len(counts) > 0 {
+		bytes = slices.Max(counts)
+	}
+	if d.Size > 0 {
+		d.Stride = strideOf(def, bytes/d.Size)
+	}
+	return d, nil
+}
+
+// readType reads a type record: a derived datatype's id and description.
+func (r *Reader) readType() error {
+	off := r.off
+	id, err := r.uvMax("datatype id", math.MaxUint32)
+	if err != nil {
+		return err
+	}
+	if id == 0 {
+		return r.failf(off, "datatype id 0")
+	}
+	if r.types[uint32(id)] != nil {
+		return r.failf(off, "datatype %d defined twice", id)
+	}
+	coff := r.off
+	t, err := r.typeDesc(0)
+	if err != nil {
+		return err
+	}
+	if t.Combiner == CombinerNamed {
+		return r.failf(coff, "datatype %d is a predefined datatype", id)
+	}
+	t.ID = uint32(id)
+	t.element() // computed once, here
+	r.types[t.ID] = t
+	r.torder = append(r.torder, t)
+	return nil
+}
+
+// typeDesc reads a datatype description nested depth levels deep.
+func (r *Reader) typeDesc(depth int) (*TypeDef, error) {
+	off := r.off
+	if depth > maxTypeDepth {
+		return nil, r.failf(off, "datatype description nested more than %d deep", maxTypeDepth)
+	}
+	comb, err := r.uvMax("datatype combiner", uint64(numCombiners-1))
+	if err != nil {
+		return nil, err
+	}
+	t := &TypeDef{Combiner: Combiner(comb)}
+	size, err := r.uvMax("datatype size", math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	t.Size = int64(size)
+	if t.LB, err = r.zz("datatype lower bound"); err != nil {
+		return nil, err
+	}
+	if t.Extent, err = r.zz("datatype extent"); err != nil {
+		return nil, err
+	}
+	if t.Combiner == CombinerNamed {
+		return t, nil
+	}
+	n, err := r.uvMax("datatype integer count", maxTypeArgs)
+	if err != nil {
+		return nil, err
+	}
+	for range n {
+		v, _, err := r.int32Field("datatype integer")
+		if err != nil {
+			return nil, err
+		}
+		t.Ints = append(t.Ints, int64(v))
+	}
+	if n, err = r.uvMax("datatype address count", maxTypeArgs); err != nil {
+		return nil, err
+	}
+	for range n {
+		v, err := r.zz("datatype address")
+		if err != nil {
+			return nil, err
+		}
+		t.Addrs = append(t.Addrs, v)
+	}
+	if n, err = r.uvMax("datatype count", maxTypeArgs); err != nil {
+		return nil, err
+	}
+	for range n {
+		sub, err := r.typeDesc(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		t.Types = append(t.Types, sub)
+	}
+	if t.Combiner == CombinerOther && (len(t.Ints) > 0 || len(t.Addrs) > 0 || len(t.Types) > 0) {
+		return nil, r.failf(off, "a datatype of combiner %s with arguments", t.Combiner)
+	}
+	return t, nil
 }

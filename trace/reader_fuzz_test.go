@@ -23,6 +23,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(Magic)
 	f.Add([]byte("num_ranks 1\nrank 0 {\n}\n"))
+	th, tcomms, ttypes, tcalls := typedSample()
+	f.Add(encodeTyped(f, th, tcomms, ttypes, tcalls))
 	golden, _ := filepath.Glob(filepath.Join("testdata", "irregular", "*.gpt"))
 	for _, g := range golden {
 		data, err := os.ReadFile(g)
@@ -33,7 +35,7 @@ func FuzzReader(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, comms, calls, end, err := readAll(data)
+		h, comms, types, calls, end, err := readAll(data)
 		if err != nil {
 			if !errors.Is(err, ErrFormat) {
 				t.Fatalf("error %q does not wrap ErrFormat", err)
@@ -47,24 +49,30 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		next := 0
+		next, nextType := 0, 0
 		for i := range calls {
 			for ; next < len(comms) && comms[next].before <= i; next++ {
 				w.WriteComm(comms[next].c)
+			}
+			for ; nextType < len(types) && types[nextType].before <= i; nextType++ {
+				w.WriteType(types[nextType].t)
 			}
 			w.WriteCall(&calls[i])
 		}
 		for ; next < len(comms); next++ {
 			w.WriteComm(comms[next].c)
 		}
+		for ; nextType < len(types); nextType++ {
+			w.WriteType(types[nextType].t)
+		}
 		if err := w.Close(end); err != nil {
 			t.Fatal(err)
 		}
-		h2, comms2, calls2, end2, err := readAll(buf.Bytes())
+		h2, comms2, types2, calls2, end2, err := readAll(buf.Bytes())
 		if err != nil {
 			t.Fatalf("reading a trace just written: %v", err)
 		}
-		if h2 != h || end2 != end || !reflect.DeepEqual(comms2, comms) || !reflect.DeepEqual(calls2, calls) {
+		if h2 != h || end2 != end || !reflect.DeepEqual(comms2, comms) || !reflect.DeepEqual(types2, types) || !reflect.DeepEqual(calls2, calls) {
 			t.Fatalf("write and read changed the trace:\n%+v %v %+v\n%+v %v %+v", h, end, calls, h2, end2, calls2)
 		}
 	})
@@ -75,24 +83,33 @@ type commAt struct {
 	before int // index of the call it precedes
 }
 
-func readAll(data []byte) (Header, []commAt, []Call, EndReason, error) {
+type typeAt struct {
+	t      *TypeDef
+	before int
+}
+
+func readAll(data []byte) (Header, []commAt, []typeAt, []Call, EndReason, error) {
 	r, err := NewReader(bytes.NewReader(data), "fuzz")
 	if err != nil {
-		return Header{}, nil, nil, 0, err
+		return Header{}, nil, nil, nil, 0, err
 	}
 	var calls []Call
 	var comms []commAt
+	var types []typeAt
 	var c Call
 	for {
 		err := r.Next(&c)
 		for _, cm := range r.Comms()[len(comms):] {
 			comms = append(comms, commAt{cm, len(calls)})
 		}
+		for _, ty := range r.TypeDefs()[len(types):] {
+			types = append(types, typeAt{ty, len(calls)})
+		}
 		if err == io.EOF {
-			return r.Header(), comms, calls, r.End(), nil
+			return r.Header(), comms, types, calls, r.End(), nil
 		}
 		if err != nil {
-			return Header{}, nil, nil, 0, err
+			return Header{}, nil, nil, nil, 0, err
 		}
 		calls = append(calls, c.Clone())
 	}

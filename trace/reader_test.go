@@ -37,10 +37,10 @@ func sample() (Header, []*Comm, []Call) {
 	}
 	add(call(FuncInit, 900_000, 999_000), func(c *Call) {})
 	add(call(FuncIsend, 1_000_100, 1_000_400), func(c *Call) {
-		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type, c.Request = 0, 2, 7, 800, Datatype{8, 8}, 1
+		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type, c.Request = 0, 2, 7, 800, Datatype{Size: 8, Extent: 8}, 1
 	})
 	add(call(FuncIrecv, 1_000_500, 1_000_600), func(c *Call) {
-		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type, c.Request = 0, AnySource, AnyTag, 4096, Datatype{4, 4}, 2
+		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type, c.Request = 0, AnySource, AnyTag, 4096, Datatype{Size: 4, Extent: 4}, 2
 	})
 	add(call(FuncTest, 1_000_700, 1_090_000), func(c *Call) { c.Polls = 1000 })
 	add(call(FuncFlush, 1_090_100, 1_095_000), func(c *Call) {})
@@ -53,29 +53,29 @@ func sample() (Header, []*Comm, []Call) {
 	})
 	add(call(FuncCommSplit, 1_300_000, 1_400_000), func(c *Call) { c.Comm, c.NewComm = 0, 2 })
 	add(call(FuncSendrecv, 1_500_000, 1_600_000), func(c *Call) {
-		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type = 2, 3, 1, 16, Datatype{16, 32}
-		c.RecvPeer, c.RecvTag, c.RecvBytes, c.RecvType = 3, 2, 8, Datatype{8, 8}
+		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type = 2, 3, 1, 16, Datatype{Size: 16, Extent: 32}
+		c.RecvPeer, c.RecvTag, c.RecvBytes, c.RecvType = 3, 2, 8, Datatype{Size: 8, Extent: 8}
 	})
-	add(call(FuncBcast, 1_700_000, 1_700_500), func(c *Call) { c.Comm, c.Root, c.Bytes, c.Type = 2, 0, 64, Datatype{4, 4} })
+	add(call(FuncBcast, 1_700_000, 1_700_500), func(c *Call) { c.Comm, c.Root, c.Bytes, c.Type = 2, 0, 64, Datatype{Size: 4, Extent: 4} })
 	add(call(FuncAlltoallv, 1_800_000, 1_900_000), func(c *Call) {
-		c.Comm, c.Type, c.RecvType = 0, Datatype{4, 4}, Datatype{4, 4}
+		c.Comm, c.Type, c.RecvType = 0, Datatype{Size: 4, Extent: 4}, Datatype{Size: 4, Extent: 4}
 		c.Counts, c.RecvCounts = []int64{32, 64, 96, 128}, []int64{0, 8, 16, 24}
 	})
 	add(call(FuncIprobe, 2_000_000, 2_000_100), func(c *Call) { c.Comm, c.Peer, c.Tag, c.Polls = 0, 0, 9, 5 })
 	add(call(FuncIprobe, 2_000_200, 2_000_300), func(c *Call) { c.Flag, c.Comm, c.Peer, c.Tag, c.Bytes = true, 0, 0, 9, 8 })
 	add(call(FuncIbcast, 2_100_000, 2_100_100), func(c *Call) {
-		c.Comm, c.Root, c.Bytes, c.Type, c.Request = 0, 3, 8, Datatype{8, 8}, 3
+		c.Comm, c.Root, c.Bytes, c.Type, c.Request = 0, 3, 8, Datatype{Size: 8, Extent: 8}, 3
 	})
 	add(call(FuncTestany, 2_200_000, 2_200_100), func(c *Call) {
 		c.Flag = true
 		c.Done = []Completion{{Request: 3, Kind: ReqCollective, Peer: None, Tag: None, Func: FuncIbcast, Comm: 0}}
 	})
 	add(call(FuncGatherv, 2_300_000, 2_300_100), func(c *Call) {
-		c.Comm, c.Root, c.Bytes, c.Type, c.Counts = 0x40000000, Root, 4, Datatype{4, 4}, []int64{4, 8}
+		c.Comm, c.Root, c.Bytes, c.Type, c.Counts = 0x40000000, Root, 4, Datatype{Size: 4, Extent: 4}, []int64{4, 8}
 	})
 	add(call(FuncSend, 2_400_000, 2_400_100), func(c *Call) { c.Comm, c.Peer, c.Tag, c.Err = 0, ProcNull, 0, 13 })
 	add(call(FuncIrecv, 2_500_000, 2_500_100), func(c *Call) {
-		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type, c.Request = 0, 3, 1, 8, Datatype{8, 8}, 4
+		c.Comm, c.Peer, c.Tag, c.Bytes, c.Type, c.Request = 0, 3, 1, 8, Datatype{Size: 8, Extent: 8}, 4
 	})
 	add(call(FuncCancel, 2_600_000, 2_600_100), func(c *Call) { c.Request = 4 })
 	add(call(FuncWait, 2_700_000, 2_700_100), func(c *Call) {
@@ -208,7 +208,7 @@ func TestReaderErrors(t *testing.T) {
 		{"not a trace", func(*testing.T) []byte { return []byte("num_ranks 2\n") }, "not a gopsim trace file", 0},
 		{"cut magic", func(*testing.T) []byte { return Magic[:5] }, "unexpected EOF", 5},
 		{"future version", func(*testing.T) []byte { return append(append([]byte{}, Magic...), Version+1) },
-			"format version 2; this reader reads versions 1 through 1", 8},
+			"format version 3; this reader reads versions 1 through 2", 8},
 		{"rank beyond size", func(t *testing.T) []byte { return sampleWith(t, func(h *Header, _ *[]*Comm, _ *[]Call) { h.Rank = 9 }) },
 			"rank 9 in a world of 4 ranks", 10},
 		{"cut", func(*testing.T) []byte { return good[:len(good)-4] }, "unexpected EOF", -1},

@@ -785,7 +785,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if size, err = s.dt(args, 3); err != nil {
 			return false, err
 		}
-		c.Comm, c.Tag, c.Bytes, c.Type = 0, int32(tag), max(cnt, 0)*size, Datatype{size, size}
+		c.Comm, c.Tag, c.Bytes, c.Type = 0, int32(tag), max(cnt, 0)*size, Datatype{Size: size, Extent: size}
 		key := titKey{s.rank, c.Peer, c.Tag}
 		if recv {
 			key = titKey{c.Peer, s.rank, c.Tag}
@@ -820,7 +820,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 			return false, err
 		}
 		c.Comm, c.Tag, c.RecvTag = 0, 0, 0
-		c.Bytes, c.Type, c.RecvBytes, c.RecvType = scnt*s1, Datatype{s1, s1}, rcnt*s2, Datatype{s2, s2}
+		c.Bytes, c.Type, c.RecvBytes, c.RecvType = scnt*s1, Datatype{Size: s1, Extent: s1}, rcnt*s2, Datatype{Size: s2, Extent: s2}
 	case titWait, titTest:
 		var k titKey
 		if k.src, err = s.peer(&args[0], "source"); err != nil {
@@ -864,7 +864,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = cnt*size, Datatype{size, size}
+		c.Bytes, c.Type = cnt*size, Datatype{Size: size, Extent: size}
 	case titReduce, titAllreduce, titScan:
 		cnt, err := s.count(&args[0])
 		if err != nil {
@@ -881,7 +881,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = cnt*size, Datatype{size, size}
+		c.Bytes, c.Type = cnt*size, Datatype{Size: size, Extent: size}
 		if err := s.flops(&args[1]); err != nil {
 			return false, err
 		}
@@ -900,7 +900,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if _, err := s.dt(args, 3); err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = scnt*size, Datatype{size, size}
+		c.Bytes, c.Type = scnt*size, Datatype{Size: size, Extent: size}
 	case titGather, titScatter:
 		scnt, err := s.count(&args[0])
 		if err != nil {
@@ -922,9 +922,9 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 			return false, err
 		}
 		if info.act == titGather {
-			c.Bytes, c.Type = scnt*s1, Datatype{s1, s1}
+			c.Bytes, c.Type = scnt*s1, Datatype{Size: s1, Extent: s1}
 		} else {
-			c.Bytes, c.Type = rcnt*s2, Datatype{s2, s2}
+			c.Bytes, c.Type = rcnt*s2, Datatype{Size: s2, Extent: s2}
 		}
 	case titAlltoallv:
 		// SBUF SCOUNTS*P RBUF RCOUNTS*P [DT DT]
@@ -948,7 +948,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if c.RecvCounts, err = s.counts(args, 2+P, s2, c.RecvCounts); err != nil {
 			return false, err
 		}
-		c.Type, c.RecvType = Datatype{s1, s1}, Datatype{s2, s2}
+		c.Type, c.RecvType = Datatype{Size: s1, Extent: s1}, Datatype{Size: s2, Extent: s2}
 	case titGatherv:
 		// SCOUNT RCOUNTS*P [ROOT [DT DT]]
 		scnt, err := s.count(&args[0])
@@ -969,7 +969,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if c.Counts, err = s.counts(args, 1, s2, c.Counts); err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = scnt*s1, Datatype{s1, s1}
+		c.Bytes, c.Type = scnt*s1, Datatype{Size: s1, Extent: s1}
 	case titAllgatherv:
 		// SCOUNT RCOUNTS*P, then as SimGrid tells them apart by their
 		// number: DT DT DISPLS*P, or DISPLS*P, or [DT DT].
@@ -1008,7 +1008,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if c.Counts, err = s.counts(args, 1, s2, c.Counts); err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = scnt*s1, Datatype{s1, s1}
+		c.Bytes, c.Type = scnt*s1, Datatype{Size: s1, Extent: s1}
 	case titScatterv:
 		// SCOUNTS*P RCOUNT [ROOT [DT DT]]
 		rcnt, err := s.count(&args[P])
@@ -1029,7 +1029,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if c.Counts, err = s.counts(args, 0, s1, c.Counts); err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = rcnt*s2, Datatype{s2, s2}
+		c.Bytes, c.Type = rcnt*s2, Datatype{Size: s2, Extent: s2}
 	case titReduceScatter:
 		// RCOUNTS*P COMP [DT]
 		size, err := s.dt(args, 1+P)
@@ -1039,7 +1039,7 @@ func (s *titStream) action(name titField, args []titField, c *Call) (bool, error
 		if c.Counts, err = s.counts(args, 0, size, c.Counts); err != nil {
 			return false, err
 		}
-		c.Bytes, c.Type = c.Counts[s.rank], Datatype{size, size}
+		c.Bytes, c.Type = c.Counts[s.rank], Datatype{Size: size, Extent: size}
 		if err := s.flops(&args[P]); err != nil {
 			return false, err
 		}

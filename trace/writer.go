@@ -12,6 +12,7 @@ import (
 // synthetic traces (a converter's test cases), since real traces come from
 // the tracer. It writes what it is given; Reader checks it.
 type Writer struct {
+	version int
 	w       *bufio.Writer
 	buf     []byte
 	prev    int64
@@ -20,12 +21,20 @@ type Writer struct {
 	closed  bool
 }
 
-// NewWriter writes the magic, version and header h (its Version is
-// ignored) to w.
+// NewWriter writes the magic, version and header h to w: version
+// h.Version, or Version if it is 0. A version 1 file has no datatype
+// descriptions: WriteType fails and calls' Datatype.ID are not written.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
-	tw := &Writer{w: bufio.NewWriter(w), prev: h.T0}
+	v := h.Version
+	if v == 0 {
+		v = Version
+	}
+	if v < MinVersion || v > Version {
+		return nil, fmt.Errorf("trace: writing format version %d; this writer writes versions %d through %d", v, MinVersion, Version)
+	}
+	tw := &Writer{version: v, w: bufio.NewWriter(w), prev: h.T0}
 	b := append([]byte(nil), Magic...)
-	b = binary.AppendUvarint(b, Version)
+	b = binary.AppendUvarint(b, uint64(v))
 	b = binary.AppendUvarint(b, uint64(h.Rank))
 	b = binary.AppendUvarint(b, uint64(h.Size))
 	b = binary.AppendUvarint(b, 0)
@@ -148,6 +157,10 @@ func (w *Writer) WriteCall(c *Call) error {
 	set(fRCounts, len(c.RecvCounts) > 0)
 	set(fNewComm, c.NewComm != None)
 	set(fErr, c.Err != 0)
+	if w.version >= 2 {
+		set(fDType, c.Type.ID != 0)
+		set(fRDType, c.RecvType.ID != 0)
+	}
 	b = binary.AppendUvarint(b, m)
 	b = appendZigzag(b, c.Start-w.prev)
 	w.prev = c.Start
@@ -225,9 +238,52 @@ func (w *Writer) WriteCall(c *Call) error {
 	if m&fErr != 0 {
 		b = binary.AppendUvarint(b, uint64(c.Err))
 	}
+	if m&fDType != 0 {
+		b = binary.AppendUvarint(b, uint64(c.Type.ID))
+	}
+	if m&fRDType != 0 {
+		b = binary.AppendUvarint(b, uint64(c.RecvType.ID))
+	}
 	w.buf = b
 	w.records++
 	return w.write(b)
+}
+
+// WriteType writes the description of derived datatype t under t.ID
+// (version 2 and up). Its Stride fields are the reader's to compute.
+func (w *Writer) WriteType(t *TypeDef) error {
+	if w.version < 2 {
+		return fmt.Errorf("trace: a datatype description in a version %d file", w.version)
+	}
+	b := append(w.buf[:0], recType)
+	b = binary.AppendUvarint(b, uint64(t.ID))
+	b = appendTypeDesc(b, t)
+	w.buf = b
+	w.records++
+	return w.write(b)
+}
+
+func appendTypeDesc(b []byte, t *TypeDef) []byte {
+	b = binary.AppendUvarint(b, uint64(t.Combiner))
+	b = binary.AppendUvarint(b, uint64(t.Size))
+	b = appendZigzag(b, t.LB)
+	b = appendZigzag(b, t.Extent)
+	if t.Combiner == CombinerNamed {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.Ints)))
+	for _, v := range t.Ints {
+		b = appendZigzag(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.Addrs)))
+	for _, v := range t.Addrs {
+		b = appendZigzag(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.Types)))
+	for _, sub := range t.Types {
+		b = appendTypeDesc(b, sub)
+	}
+	return b
 }
 
 // Close writes the end record with reason and flushes; it does not close

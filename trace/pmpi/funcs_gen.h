@@ -61,6 +61,8 @@
 #define GP_FN_COMM_FREE                   84 /* MPI_Comm_free */
 #define GP_FN_COMM_SPLIT_TYPE             85 /* MPI_Comm_split_type */
 #define GP_FN_CART_SUB                    86 /* MPI_Cart_sub */
+#define GP_FN_TYPE_COMMIT                 90 /* MPI_Type_commit */
+#define GP_FN_TYPE_FREE                   91 /* MPI_Type_free */
 
 #define GP_FN_MAX 239
 

@@ -223,6 +223,10 @@ static void gp_encode(const gp_call *c)
 		gp_uv((uint64_t)c->newcomm);
 	if (m & GP_F_ERR)
 		gp_uv((uint64_t)c->err);
+	if (m & GP_F_DTYPE)
+		gp_uv(c->dtype);
+	if (m & GP_F_RDTYPE)
+		gp_uv(c->rdtype);
 	gp_nrec++;
 }
 
@@ -410,10 +414,165 @@ static inline void gp_type(MPI_Datatype t, int64_t *size, int64_t *extent)
 	*extent = (int64_t)ext;
 }
 
+/* Datatypes the tracer has seen: the handle and the id of its type record
+ * (0 for a predefined, named datatype, which has no record). A short
+ * array searched from the last hit: programs use few datatypes at a time,
+ * and MPI_Type_free removes an entry (its handle may be reused). */
+typedef struct {
+	MPI_Datatype h;
+	uint32_t id;
+} gp_dt;
+
+static gp_dt *gp_dts;
+static size_t gp_ndts, gp_capdts, gp_lastdt;
+static uint32_t gp_next_dt = 1;
+
+static int gp_dt_code(int comb)
+{
+	if (comb == MPI_COMBINER_NAMED)
+		return GP_DT_NAMED;
+	if (comb == MPI_COMBINER_DUP)
+		return GP_DT_DUP;
+	if (comb == MPI_COMBINER_CONTIGUOUS)
+		return GP_DT_CONTIGUOUS;
+	if (comb == MPI_COMBINER_VECTOR)
+		return GP_DT_VECTOR;
+	if (comb == MPI_COMBINER_HVECTOR)
+		return GP_DT_HVECTOR;
+	if (comb == MPI_COMBINER_INDEXED)
+		return GP_DT_INDEXED;
+	if (comb == MPI_COMBINER_HINDEXED)
+		return GP_DT_HINDEXED;
+	if (comb == MPI_COMBINER_INDEXED_BLOCK)
+		return GP_DT_INDEXED_BLOCK;
+	if (comb == MPI_COMBINER_HINDEXED_BLOCK)
+		return GP_DT_HINDEXED_BLOCK;
+	if (comb == MPI_COMBINER_STRUCT)
+		return GP_DT_STRUCT;
+	if (comb == MPI_COMBINER_SUBARRAY)
+		return GP_DT_SUBARRAY;
+	if (comb == MPI_COMBINER_DARRAY)
+		return GP_DT_DARRAY;
+	if (comb == MPI_COMBINER_RESIZED)
+		return GP_DT_RESIZED;
+	return GP_DT_OTHER;
+}
+
+/* gp_dt_desc encodes the description of datatype t (see the format):
+ * its constructor and arguments from MPI_Type_get_envelope and
+ * MPI_Type_get_contents, the datatypes it is built from described in
+ * turn, depth levels down at most. */
+static void gp_dt_desc(MPI_Datatype t, int depth)
+{
+	int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
+	int64_t size, extent;
+	MPI_Aint lb = 0, ext = 0;
+	PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+	int code = gp_dt_code(comb);
+	gp_type(t, &size, &extent);
+	PMPI_Type_get_extent(t, &lb, &ext);
+	if (code != GP_DT_NAMED && (code == GP_DT_OTHER || depth >= GP_DT_DEPTH))
+		code = GP_DT_OTHER, ni = na = nd = 0;
+	gp_ensure(GP_ELEM_MAX);
+	gp_uv((uint64_t)code);
+	gp_uv((uint64_t)size);
+	gp_zz((int64_t)lb);
+	gp_zz(extent);
+	if (code == GP_DT_NAMED)
+		return;
+	int *ints = malloc(sizeof(int) * (size_t)(ni > 0 ? ni : 1));
+	MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na > 0 ? na : 1));
+	MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd > 0 ? nd : 1));
+	if (!ints || !addrs || !types) {
+		gp_warn("out of memory%s", "");
+		abort();
+	}
+	if (ni || na || nd)
+		PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, types);
+	/* The array order of subarray and darray: 0 C, 1 Fortran. */
+	if ((code == GP_DT_SUBARRAY || code == GP_DT_DARRAY) && ni > 0)
+		ints[ni - 1] = ints[ni - 1] == MPI_ORDER_FORTRAN;
+	gp_uv((uint64_t)ni);
+	for (int i = 0; i < ni; i++) {
+		gp_ensure(GP_ELEM_MAX);
+		gp_zz(ints[i]);
+	}
+	gp_ensure(GP_ELEM_MAX);
+	gp_uv((uint64_t)na);
+	for (int i = 0; i < na; i++) {
+		gp_ensure(GP_ELEM_MAX);
+		gp_zz((int64_t)addrs[i]);
+	}
+	gp_ensure(GP_ELEM_MAX);
+	gp_uv((uint64_t)nd);
+	for (int i = 0; i < nd; i++) {
+		int ci = 0, ca = 0, cd = 0, cc = MPI_COMBINER_NAMED;
+		gp_dt_desc(types[i], depth + 1);
+		/* Derived datatypes get_contents returns are new handles. */
+		PMPI_Type_get_envelope(types[i], &ci, &ca, &cd, &cc);
+		if (cc != MPI_COMBINER_NAMED)
+			PMPI_Type_free(&types[i]);
+	}
+	free(ints);
+	free(addrs);
+	free(types);
+}
+
+static gp_dt *gp_dt_find(MPI_Datatype t)
+{
+	if (gp_lastdt < gp_ndts && gp_dts[gp_lastdt].h == t)
+		return &gp_dts[gp_lastdt];
+	for (size_t i = 0; i < gp_ndts; i++)
+		if (gp_dts[i].h == t) {
+			gp_lastdt = i;
+			return &gp_dts[i];
+		}
+	return NULL;
+}
+
+/* gp_dt_id returns the id of datatype t's type record, writing the record
+ * when t is a derived datatype not seen before; 0 for a named one. */
+static uint32_t gp_dt_id(MPI_Datatype t)
+{
+	if (t == MPI_DATATYPE_NULL)
+		return 0;
+	gp_dt *e = gp_dt_find(t);
+	if (e)
+		return e->id;
+	int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
+	uint32_t id = 0;
+	PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+	if (comb != MPI_COMBINER_NAMED) {
+		id = gp_next_dt++;
+		gp_record_start();
+		gp_u8(GP_REC_TYPE);
+		gp_uv(id);
+		gp_dt_desc(t, 0);
+		gp_ensure(GP_FIXED_MAX);
+		gp_nrec++;
+	}
+	if (gp_ndts == gp_capdts) {
+		size_t cap = gp_capdts ? 2 * gp_capdts : 16;
+		gp_dt *d = realloc(gp_dts, sizeof *d * cap);
+		if (!d) {
+			gp_warn("out of memory%s", "");
+			abort();
+		}
+		gp_dts = d;
+		gp_capdts = cap;
+	}
+	gp_dts[gp_ndts].h = t;
+	gp_dts[gp_ndts].id = id;
+	gp_lastdt = gp_ndts++;
+	return id;
+}
+
 static inline int64_t gp_set_type(gp_call *c, MPI_Datatype t)
 {
 	gp_type(t, &c->tsize, &c->text);
 	c->mask |= GP_F_TYPE;
+	if ((c->dtype = gp_dt_id(t)) != 0)
+		c->mask |= GP_F_DTYPE;
 	return c->tsize;
 }
 
@@ -421,6 +580,8 @@ static inline int64_t gp_set_rtype(gp_call *c, MPI_Datatype t)
 {
 	gp_type(t, &c->rtsize, &c->rtext);
 	c->mask |= GP_F_RTYPE;
+	if ((c->rdtype = gp_dt_id(t)) != 0)
+		c->mask |= GP_F_RDTYPE;
 	return c->rtsize;
 }
 
@@ -1389,4 +1550,25 @@ void gp_comm_free(gp_call *c, int rc, MPI_Comm comm)
 	c->comm = p->id;
 	c->mask |= GP_F_COMM;
 	gp_comm_unlink(comm);
+}
+
+void gp_type_commit(gp_call *c, int rc, MPI_Datatype type)
+{
+	if (gp_failed(c, rc))
+		return;
+	gp_set_type(c, type);
+}
+
+void gp_type_free(gp_call *c, int rc, MPI_Datatype type)
+{
+	if (gp_failed(c, rc))
+		return;
+	gp_dt *e = gp_dt_find(type);
+	if (!e)
+		return;
+	if (e->id) {
+		c->dtype = e->id;
+		c->mask |= GP_F_DTYPE;
+	}
+	*e = gp_dts[--gp_ndts];
 }

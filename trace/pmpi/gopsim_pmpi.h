@@ -24,7 +24,7 @@
  * record them; a call made from inside a wrapper (a Fortran binding that
  * calls MPI_Xxx, a collective built on MPI_Send) is not recorded twice.
  *
- * FILE FORMAT (version 1; the Go decoder, trace/reader.go, has the same text)
+ * FILE FORMAT (version 2; the Go decoder, trace/reader.go, has the same text)
  *
  * Integers are unsigned LEB128 varints ("uvarints", as Go's
  * encoding/binary writes them) unless said otherwise; a signed x is
@@ -32,11 +32,13 @@
  *
  *	file    = magic version header record* end
  *	magic   = 0x89 'G' 'P' 'T' 'R' '\r' '\n' 0x1a
- *	version = uvarint                             (1)
+ *	version = uvarint                             (2; readers accept 1 and 2)
  *	header  = rank size flags t0 wall0 thread pid host library command
- *	record  = call | comm | flush
+ *	record  = call | comm | type | flush
  *	call    = func mask start dur field*          (func 1..0xef)
  *	comm    = 0xf0 id cflags csize member{csize} [rsize rmember{rsize}]
+ *	type    = 0xf2 id desc                          (version 2)
+ *	desc    = comb size lb extent [ni int{ni} na addr{na} nd desc{nd}]
  *	flush   = 0xf1 start dur
  *	end     = 0xff records reason
  *
@@ -79,8 +81,10 @@
  *	15   rcounts     uvarint n, n x uvarint      Alltoallv: bytes received per rank
  *	16   newcomm     uvarint                     communicator created (Comm_dup, ...)
  *	17   err         uvarint                     the MPI error code the call returned
+ *	18   dtype       uvarint                     version 2: type is a derived datatype: its type record's id
+ *	19   rdtype      uvarint                     version 2: the same for rtype
  *
- * Bits 18 and up are reserved. Peers, roots and tags may be special:
+ * Bits 20 and up are reserved (18 and up in version 1). Peers, roots and tags may be special:
  * -2 is MPI_ANY_SOURCE (and MPI_ANY_TAG), -3 MPI_PROC_NULL, -4 MPI_ROOT.
  * A call that returned an error has err and, for communication calls,
  * nothing else.
@@ -125,6 +129,25 @@
  * communicator: the first as a uvarint, each next one as zigzag(member -
  * previous - 1), so consecutive ranks cost a byte each.
  *
+ * Type records (version 2) describe a derived datatype before any record
+ * uses its id (ids start at 1, are the rank's own and never reused; a
+ * predefined datatype has none). The tracer writes one when
+ * MPI_Type_commit returns, or when a call first uses a derived datatype
+ * it has not seen (one from MPI_Type_dup, say), from
+ * MPI_Type_get_envelope and MPI_Type_get_contents: desc is the
+ * constructor comb (gopsim's codes, trace.Combiner: 0 named, 1 dup,
+ * 2 contiguous, 3 vector, 4 hvector, 5 indexed, 6 hindexed,
+ * 7 indexed_block, 8 hindexed_block, 9 struct, 10 subarray, 11 darray,
+ * 12 resized, 13 other), MPI_Type_size as a uvarint, the lower bound and
+ * extent of MPI_Type_get_extent as zigzags, and for every comb but named
+ * the integer (zigzag), address (zigzag) and datatype arguments of
+ * MPI_Type_get_contents in its order, each datatype a desc in turn. The
+ * order argument of subarray and darray is stored as 0 (C) or 1
+ * (Fortran). Descriptions nest at most 8 deep (deeper ones, and
+ * constructors not listed, are comb 13 with no arguments; readers accept
+ * 16). MPI_Type_commit records (type, dtype) and MPI_Type_free (dtype)
+ * are call records; the datatype constructors are not wrapped.
+ *
  * Flush records note the time the tracer spent writing its buffer, which
  * falls between calls and is not the application's computation.
  *
@@ -141,11 +164,12 @@
 
 #include "funcs_gen.h"
 
-#define GP_VERSION 1
+#define GP_VERSION 2
 
 /* Record kinds beyond the function ids. */
 #define GP_REC_COMM 0xf0
 #define GP_REC_FLUSH 0xf1
+#define GP_REC_TYPE 0xf2
 #define GP_REC_END 0xff
 
 /* Field bits of a call record's mask. */
@@ -168,6 +192,8 @@ enum {
 	GP_F_RCOUNTS = 1u << 15,
 	GP_F_NEWCOMM = 1u << 16,
 	GP_F_ERR = 1u << 17,
+	GP_F_DTYPE = 1u << 18,
+	GP_F_RDTYPE = 1u << 19,
 };
 
 /* Special ranks and tags as stored. */
@@ -182,6 +208,29 @@ enum {
 #define GP_REQ_COLL 3
 #define GP_DONE_CANCELLED 0x04
 #define GP_DONE_STATUS 0x08
+
+/* Datatype constructors as stored in type records (gopsim's codes: the
+ * MPI_COMBINER_* values differ between MPI libraries). */
+enum {
+	GP_DT_NAMED = 0,
+	GP_DT_DUP = 1,
+	GP_DT_CONTIGUOUS = 2,
+	GP_DT_VECTOR = 3,
+	GP_DT_HVECTOR = 4,
+	GP_DT_INDEXED = 5,
+	GP_DT_HINDEXED = 6,
+	GP_DT_INDEXED_BLOCK = 7,
+	GP_DT_HINDEXED_BLOCK = 8,
+	GP_DT_STRUCT = 9,
+	GP_DT_SUBARRAY = 10,
+	GP_DT_DARRAY = 11,
+	GP_DT_RESIZED = 12,
+	GP_DT_OTHER = 13,
+};
+
+/* Datatype descriptions nest at most this deep; deeper ones are stored as
+ * GP_DT_OTHER. */
+#define GP_DT_DEPTH 8
 
 /* End reasons. */
 #define GP_END_FINALIZE 1
@@ -213,6 +262,7 @@ typedef struct {
 	uint32_t mask;
 	int64_t start, end;
 	int32_t comm, peer, tag, root, rpeer, rtag, newcomm;
+	uint32_t dtype, rdtype; /* ids of the derived datatypes of type and rtype */
 	int64_t bytes, rbytes, polls, err;
 	int64_t tsize, text, rtsize, rtext;
 	uint64_t req;
@@ -342,6 +392,8 @@ void gp_alltoallv(gp_call *c, int rc, int inplace, const int *scounts, MPI_Datat
 void gp_icoll(gp_call *c, int rc, MPI_Request req);
 void gp_comm_new(gp_call *c, int rc, MPI_Comm comm, MPI_Comm newcomm);
 void gp_comm_free(gp_call *c, int rc, MPI_Comm comm);
+void gp_type_commit(gp_call *c, int rc, MPI_Datatype type);
+void gp_type_free(gp_call *c, int rc, MPI_Datatype type);
 
 /* gp_emit encodes the record (or extends a run of failed polls). */
 void gp_emit(gp_call *c);

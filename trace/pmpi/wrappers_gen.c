@@ -14,6 +14,7 @@
  *   Send_init, Recv_init, Start, Startall: persistent requests are not tracked yet: their completions carry request id 0
  *   Mprobe, Improbe, Mrecv, Imrecv: matched probes are not recorded yet
  *   Comm_idup, Intercomm_create, Comm_create_group, Dist_graph_create: communicators they create are registered when first used, with an id local to the rank
+ *   Type_contiguous, Type_vector, Type_create_hvector, Type_indexed, Type_create_hindexed, Type_create_indexed_block, Type_create_struct, Type_create_subarray, Type_create_resized, Type_dup and the other datatype constructors: local: their time counts as computation; MPI_Type_commit (or the first call that uses a datatype) records the datatype's constructor and arguments, from MPI_Type_get_envelope and MPI_Type_get_contents
  */
 
 #include "gopsim_pmpi.h"
@@ -3274,3 +3275,140 @@ static void gp_f08_cart_sub(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *new
 	gp_leave();
 }
 void mpi_cart_sub_f08_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr) __attribute__((alias("gp_f08_cart_sub")));
+
+/* MPI_Type_commit: datatype=dtype */
+int MPI_Type_commit(MPI_Datatype *datatype)
+{
+	if (!gp_enter())
+		return PMPI_Type_commit(datatype);
+	gp_call c;
+	gp_begin(&c, GP_FN_TYPE_COMMIT);
+	int rc = PMPI_Type_commit(datatype);
+	gp_end(&c);
+	gp_lock();
+	gp_type_commit(&c, rc, *datatype);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_type_commit_t)(MPI_Fint *, MPI_Fint *);
+static gp_f_type_commit_t gp_f_type_commit_next;
+static void gp_f_type_commit(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	if (!gp_f_type_commit_next)
+		gp_f_type_commit_next = (gp_f_type_commit_t)gp_f_next("type_commit");
+	if (!gp_enter()) {
+		gp_f_type_commit_next(datatype, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_TYPE_COMMIT);
+	gp_f_type_commit_next(datatype, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_type_commit(&c, rc, PMPI_Type_f2c(*datatype));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_type_commit(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_commit")));
+void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_commit")));
+void mpi_type_commit__(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_commit")));
+void MPI_TYPE_COMMIT(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_commit")));
+void ompi_type_commit_f(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_commit")));
+
+typedef gp_f_type_commit_t gp_f08_type_commit_t;
+static gp_f08_type_commit_t gp_f08_type_commit_next;
+static void gp_f08_type_commit(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	if (!gp_f08_type_commit_next)
+		gp_f08_type_commit_next = (gp_f08_type_commit_t)gp_f08_next("type_commit");
+	if (!gp_enter()) {
+		gp_f08_type_commit_next(datatype, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_TYPE_COMMIT);
+	gp_f08_type_commit_next(datatype, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_type_commit(&c, rc, PMPI_Type_f2c(*datatype));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_type_commit_f08_(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f08_type_commit")));
+
+/* MPI_Type_free: datatype=freetype */
+int MPI_Type_free(MPI_Datatype *datatype)
+{
+	if (!gp_enter())
+		return PMPI_Type_free(datatype);
+	gp_call c;
+	MPI_Datatype gp_dt = *datatype;
+	gp_begin(&c, GP_FN_TYPE_FREE);
+	int rc = PMPI_Type_free(datatype);
+	gp_end(&c);
+	gp_lock();
+	gp_type_free(&c, rc, gp_dt);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_type_free_t)(MPI_Fint *, MPI_Fint *);
+static gp_f_type_free_t gp_f_type_free_next;
+static void gp_f_type_free(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	if (!gp_f_type_free_next)
+		gp_f_type_free_next = (gp_f_type_free_t)gp_f_next("type_free");
+	if (!gp_enter()) {
+		gp_f_type_free_next(datatype, ierr);
+		return;
+	}
+	gp_call c;
+	MPI_Datatype gp_dt = PMPI_Type_f2c(*datatype);
+	gp_begin(&c, GP_FN_TYPE_FREE);
+	gp_f_type_free_next(datatype, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_type_free(&c, rc, gp_dt);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_type_free(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_free")));
+void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_free")));
+void mpi_type_free__(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_free")));
+void MPI_TYPE_FREE(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_free")));
+void ompi_type_free_f(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f_type_free")));
+
+typedef gp_f_type_free_t gp_f08_type_free_t;
+static gp_f08_type_free_t gp_f08_type_free_next;
+static void gp_f08_type_free(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+	if (!gp_f08_type_free_next)
+		gp_f08_type_free_next = (gp_f08_type_free_t)gp_f08_next("type_free");
+	if (!gp_enter()) {
+		gp_f08_type_free_next(datatype, ierr);
+		return;
+	}
+	gp_call c;
+	MPI_Datatype gp_dt = PMPI_Type_f2c(*datatype);
+	gp_begin(&c, GP_FN_TYPE_FREE);
+	gp_f08_type_free_next(datatype, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_type_free(&c, rc, gp_dt);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_type_free_f08_(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f08_type_free")));

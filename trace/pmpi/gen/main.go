@@ -147,7 +147,7 @@ var roles = map[string]bool{
 	"counts": true, "scounts": true, "rcounts": true, "sbuf": true, "reqout": true, "reqin": true,
 	"n": true, "reqs": true, "status": true, "statuses": true, "index": true, "outcount": true,
 	"indices": true, "flag": true, "provided": true, "newcomm": true, "freecomm": true,
-	"errorcode": true, "fskip": true,
+	"errorcode": true, "fskip": true, "dtype": true, "freetype": true,
 }
 
 func parse(s *Spec) (*fn, error) {
@@ -235,6 +235,8 @@ var recipes = map[Kind]recipe{
 	KAlltoallv:       {post: "gp_alltoallv(&c, rc, {sbuf}, {scounts}, {stype}, {rcounts}, {rtype}, {comm})", class: "ClassCollective"},
 	KCommNew:         {post: "gp_comm_new(&c, rc, {comm}, {newcomm})", class: "ClassCommNew"},
 	KCommFree:        {post: "gp_comm_free(&c, rc, {freecomm})", class: "ClassCommFree"},
+	KTypeCommit:      {post: "gp_type_commit(&c, rc, {dtype})", class: "ClassType"},
+	KTypeFree:        {post: "gp_type_free(&c, rc, {freetype})", class: "ClassType"},
 }
 
 // expr is the C expression a helper receives for parameter p, in a C
@@ -259,6 +261,11 @@ func expr(p *param, fortran bool) string {
 			return "PMPI_Type_f2c(*" + n + ")"
 		}
 		return n
+	case "dtype":
+		if fortran {
+			return "PMPI_Type_f2c(*" + n + ")"
+		}
+		return "*" + n
 	case "comm":
 		if fortran {
 			return "PMPI_Comm_f2c(*" + n + ")"
@@ -294,6 +301,8 @@ func expr(p *param, fortran bool) string {
 		return "gp_sts"
 	case "freecomm":
 		return "gp_comm"
+	case "freetype":
+		return "gp_dt"
 	}
 	panic("no expression for role " + p.Role)
 }
@@ -497,6 +506,8 @@ func genCWrapper(b *bytes.Buffer, f *fn) error {
 			fmt.Fprintf(b, "\tMPI_Status *gp_sts = gp_statuses(&gp_t, %s, %s);\n", p.Name, f.nExpr(false))
 		case "freecomm":
 			fmt.Fprintf(b, "\tMPI_Comm gp_comm = *%s;\n", p.Name)
+		case "freetype":
+			fmt.Fprintf(b, "\tMPI_Datatype gp_dt = *%s;\n", p.Name)
 		}
 	}
 	fmt.Fprintf(b, "\tgp_begin(&c, %s);\n", f.macro())
@@ -610,6 +621,8 @@ func genFWrapper(b *bytes.Buffer, f *fn, f08 bool) error {
 			fmt.Fprintf(b, "\tMPI_Fint *gp_fsts = gp_f_statuses(&gp_t, %s, %s);\n", p.Name, f.nExpr(true))
 		case "freecomm":
 			fmt.Fprintf(b, "\tMPI_Comm gp_comm = PMPI_Comm_f2c(*%s);\n", p.Name)
+		case "freetype":
+			fmt.Fprintf(b, "\tMPI_Datatype gp_dt = PMPI_Type_f2c(*%s);\n", p.Name)
 		}
 	}
 	fmt.Fprintf(b, "\tgp_begin(&c, %s);\n", f.macro())

@@ -31,6 +31,9 @@ package main
 //	provided                thread level granted by Init_thread
 //	newcomm                 communicator created by the call   MPI_Comm *
 //	freecomm                communicator freed by the call     MPI_Comm *
+//	dtype                   datatype committed by the call     MPI_Datatype *
+//	freetype                datatype freed by the call; the wrapper saves the handle
+//	                        before the call, since freeing it sets it to MPI_DATATYPE_NULL
 //	errorcode               Abort's code
 //	fskip                   absent from the Fortran binding (Init's argc and argv)
 //
@@ -77,6 +80,8 @@ const (
 	KReduceScatter // Reduce_scatter: recvcounts of type
 	KCommNew       // a call that creates a communicator
 	KCommFree
+	KTypeCommit // MPI_Type_commit: the datatype is described (a type record) and its id recorded
+	KTypeFree   // MPI_Type_free: the id of the datatype freed
 )
 
 // Spec is one MPI function.
@@ -99,6 +104,8 @@ var Skipped = []struct{ Name, Why string }{
 	{"Send_init, Recv_init, Start, Startall", "persistent requests are not tracked yet: their completions carry request id 0"},
 	{"Mprobe, Improbe, Mrecv, Imrecv", "matched probes are not recorded yet"},
 	{"Comm_idup, Intercomm_create, Comm_create_group, Dist_graph_create", "communicators they create are registered when first used, with an id local to the rank"},
+	{"Type_contiguous, Type_vector, Type_create_hvector, Type_indexed, Type_create_hindexed, Type_create_indexed_block, Type_create_struct, Type_create_subarray, Type_create_resized, Type_dup and the other datatype constructors",
+		"local: their time counts as computation; MPI_Type_commit (or the first call that uses a datatype) records the datatype's constructor and arguments, from MPI_Type_get_envelope and MPI_Type_get_contents"},
 }
 
 // Specs is the table of wrapped functions, by id.
@@ -168,4 +175,7 @@ var Specs = []Spec{
 	{84, "Comm_free", KCommFree, "MPI_Comm *comm:freecomm", false},
 	{85, "Comm_split_type", KCommNew, "MPI_Comm comm:comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm:newcomm", false},
 	{86, "Cart_sub", KCommNew, "MPI_Comm comm:comm, const int remain_dims[], MPI_Comm *newcomm:newcomm", false},
+
+	{90, "Type_commit", KTypeCommit, "MPI_Datatype *datatype:dtype", false},
+	{91, "Type_free", KTypeFree, "MPI_Datatype *datatype:freetype", false},
 }
