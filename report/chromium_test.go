@@ -101,6 +101,11 @@ func TestChromium(t *testing.T) {
 	}{
 		{"ring4", goldenInputs(t)[0].in, map[string]bool{"ranks": true, "totals": true, "critical": true, "timeline": true, "sweep": true}},
 		{"pingpong", goldenInputs(t)[2].in, map[string]bool{"ranks": true}},
+		// What gopsim sim writes today (internal/cli's TestReportInputsFromSim
+		// keeps these files equal to its output), with the newest sweep CSV.
+		{"sim", Input{Result: mustResult(t, "sim_allreduce.json"), Timeline: mustTimeline(t, "sim_allreduce.timeline.json"),
+			Sweeps: []*Sweep{mustSweep(t, "../../sweep/testdata/sweep_latency.csv")}},
+			map[string]bool{"ranks": true, "totals": true, "critical": true, "timeline": true, "sweep": true}},
 		{"large", Input{Result: large, Timeline: largeTL}, map[string]bool{"ranks": true, "histogram": true, "timeline": true}},
 	}
 	for _, tc := range cases {

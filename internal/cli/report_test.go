@@ -74,3 +74,54 @@ func TestReportHelp(t *testing.T) {
 		t.Errorf("help does not list report:\n%s", out)
 	}
 }
+
+// TestReportInputsFromSim: report/testdata/sim_allreduce.json and its
+// timeline, which the report's Chromium test renders, are exactly what
+// gopsim sim writes today (regenerate them with the command below, from
+// the repository's root, if the output changes on purpose), and gopsim
+// report takes them.
+//
+//	bin/gopsim sim --json --breakdown --critical-path --noise-period 50000 --noise-period-length 2000 \
+//	  --seed 3 --network-type flow --topology fattree:k=4,n=2 \
+//	  --timeline report/testdata/sim_allreduce.timeline.json examples/allreduce_recdoub_8.goal > report/testdata/sim_allreduce.json
+func TestReportInputsFromSim(t *testing.T) {
+	dir := t.TempDir()
+	tl := filepath.Join(dir, "tl.json")
+	code, out, errOut := run("sim", "--json", "--breakdown", "--critical-path", "--noise-period", "50000", "--noise-period-length", "2000",
+		"--seed", "3", "--network-type", "flow", "--topology", "fattree:k=4,n=2", "--timeline", tl, "../../examples/allreduce_recdoub_8.goal")
+	if code != ExitOK {
+		t.Fatalf("sim: exit %d: %s", code, errOut)
+	}
+	norm := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "../../examples/", "examples/"), tl, "report/testdata/sim_allreduce.timeline.json")
+	}
+	for _, f := range []struct{ got, golden string }{{out, "sim_allreduce.json"}, {readString(t, tl), "sim_allreduce.timeline.json"}} {
+		want := readString(t, filepath.Join("..", "..", "report", "testdata", f.golden))
+		if norm(f.got) != want {
+			t.Errorf("gopsim sim no longer writes report/testdata/%s (regenerate it as the comment says if that is intended)", f.golden)
+		}
+	}
+	res := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(res, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "r.html")
+	if code, _, errOut := run("report", res, "--timeline", tl, "-o", html); code != ExitOK {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	page := readString(t, html)
+	for _, w := range []string{"Critical path", "840867", "flow"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the report lacks %q", w)
+		}
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
