@@ -226,17 +226,24 @@ otf2-deps:
 # ---- calibration backends: gopsim-prtt (mpi) and libibverbs (ibverbs) ----
 
 # `gopsim calibrate --backend mpi` runs bin/gopsim-prtt (bench/mpi/prtt.c)
-# under mpirun and finds it next to bin/gopsim (or give --prtt-bin). Built
-# with the default mpicc, the one whose mpirun runs it; for MPICH:
-# make calibrate-deps MPICC=mpicc.mpich PRTT=bin/gopsim-prtt.mpich.
+# under mpirun and finds it next to bin/gopsim (or give --prtt-bin);
+# `gopsim calibrate models --measure-pack --pack-backend mpi` runs
+# bin/gopsim-pack (bench/mpi/pack.c) likewise (--pack-bin). Built with the
+# default mpicc, the one whose mpirun runs them; for MPICH:
+# make calibrate-deps MPICC=mpicc.mpich PRTT=bin/gopsim-prtt.mpich PACK=bin/gopsim-pack.mpich.
 PRTT        ?= bin/gopsim-prtt
+PACK        ?= bin/gopsim-pack
 PRTT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
 
 .PHONY: calibrate-deps ibverbs-deps ibverbs-build
 calibrate-deps: mpi-deps
-	@$(MAKE) --no-print-directory $(PRTT)
+	@$(MAKE) --no-print-directory $(PRTT) $(PACK)
 
 $(PRTT): bench/mpi/prtt.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
+
+$(PACK): bench/mpi/pack.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
 

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strings"
 
 	"github.com/gopsim/gopsim/bench"
 	"github.com/gopsim/gopsim/sim"
@@ -28,6 +31,12 @@ type CalibrateModelsOptions struct {
 	// Pack is log3P's pack table: read, or written when MeasurePack.
 	Pack        string
 	MeasurePack bool
+	// PackBackend says how MeasurePack measures: "go" ("" too) with
+	// bench.MeasurePack, "mpi" with bench.MeasurePackMPI, which runs
+	// PackBin (FindPack's choice when "") under PackMPIRun, split at
+	// blanks ("" means "mpirun -np 1"; "direct" runs it without a
+	// launcher).
+	PackBackend, PackMPIRun, PackBin string
 	// Plot, if not "", is an image of every model's predicted half
 	// round trip against the measured one.
 	Plot string
@@ -47,9 +56,12 @@ func calibrateModelsFlags(o *CalibrateModelsOptions) *flag.FlagSet {
 	fs.StringVar(&o.MPIRun, "mpirun", "", "--measure-burst, mpi: the launcher `command` (default \"mpirun -np 2\")")
 	fs.StringVar(&o.Pack, "pack", "", "log3P's pack table `file` (CSV s_bytes,stride_bytes,pack_ns,unpack_ns): read it, or write it with --measure-pack")
 	fs.StringVar(&o.Plot, "plot", "", "draw every model's predicted half round trip and the measured one into this image `file` (.png, .svg, .pdf; log3P at stride 1024 bytes)")
-	fs.BoolVar(&o.MeasurePack, "measure-pack", false, "time packing and unpacking strided messages on this host, in Go (default table file pack.csv)")
+	fs.BoolVar(&o.MeasurePack, "measure-pack", false, "time packing and unpacking strided messages on this host, with --pack-backend (default table file pack.csv)")
+	fs.StringVar(&o.PackBackend, "pack-backend", "go", "--measure-pack: `backend` go (Go loops) or mpi (MPI_Pack and MPI_Unpack of an MPI vector datatype, by bin/gopsim-pack)")
+	fs.StringVar(&o.PackMPIRun, "pack-mpirun", "", "--pack-backend mpi: the `command` that starts 1 MPI process, split at blanks, gopsim-pack appended (default \"mpirun -np 1\"; \"direct\" runs gopsim-pack itself, a singleton MPI process; e.g. \"mpirun.mpich -np 1\")")
+	fs.StringVar(&o.PackBin, "pack-bin", "", "--pack-backend mpi: the gopsim-pack `program`, built with the MPI of --pack-mpirun (make calibrate-deps); default: "+bench.DefaultPackProgram+" next to gopsim, then on $PATH")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate models PRTT.csv [--burst B.csv | --measure-burst] [--pack P.csv | --measure-pack] [-o MODELS.json]
+		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate models PRTT.csv [--burst B.csv | --measure-burst] [--pack P.csv | --measure-pack [--pack-backend go|mpi]] [-o MODELS.json]
 
 Fits the parameters of the whole model family (docs/models.md) and writes
 one parameter file for 'gopsim sim --model NAME --params MODELS.json': the
@@ -57,6 +69,12 @@ LogGOPS keys as 'gopsim calibrate fit' writes them, "alphabeta" and
 "plogp" from the same PRTT table, "logfp" (f) from a burst table of
 PRTT(P,0,s) for P = 1, 2, ..., and "log3p" from a pack table. A section
 whose measurements are missing is left out: sim then uses its defaults.
+
+--measure-pack times packing strided messages in Go by default; with
+--pack-backend mpi, through the MPI library's datatype engine (MPI_Pack of
+an MPI vector datatype) by bin/gopsim-pack (make calibrate-deps) on one
+MPI process. Open MPI's mpirun as root wants OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
 
 Flags:
 `)
@@ -79,6 +97,21 @@ func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 	if o.Backend != "tcp" && o.Backend != "mpi" {
 		fmt.Fprintf(stderr, "gopsim calibrate models: --backend %q: want tcp or mpi\n", o.Backend)
 		return ExitUsage
+	}
+	given := setFlags(fs)
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "gopsim calibrate models: "+format+"\nRun 'gopsim help calibrate' for the flags.\n", a...)
+		return ExitUsage
+	}
+	switch {
+	case o.PackBackend != "go" && o.PackBackend != "mpi":
+		return usageErr("--pack-backend %q: want go or mpi", o.PackBackend)
+	case given["pack-backend"] && !o.MeasurePack:
+		return usageErr("--pack-backend applies to --measure-pack only")
+	case o.PackBackend != "mpi" && (given["pack-mpirun"] || given["pack-bin"]):
+		return usageErr("--pack-mpirun and --pack-bin apply to --pack-backend mpi only")
+	case given["pack-mpirun"] && len(strings.Fields(o.PackMPIRun)) == 0:
+		return usageErr("--pack-mpirun is empty: want a command such as \"mpirun -np 1\", or \"direct\"")
 	}
 	o.Table = pos[0]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -143,7 +176,7 @@ func CalibrateModels(ctx context.Context, o CalibrateModelsOptions, stdout, stde
 		if o.Pack == "" {
 			o.Pack = "pack.csv"
 		}
-		if in.Pack, err = bench.MeasurePack(bench.PackConfig{}); err != nil {
+		if in.Pack, err = measurePack(ctx, o, stderr); err != nil {
 			return err
 		}
 		if err := bench.WritePackTableFile(o.Pack, in.Pack); err != nil {
@@ -194,4 +227,55 @@ func CalibrateModels(ctx context.Context, o CalibrateModelsOptions, stdout, stde
 	}
 	fmt.Fprintf(stdout, "parameters: %s\n", o.Output)
 	return nil
+}
+
+// measurePack measures the pack table with o.PackBackend.
+func measurePack(ctx context.Context, o CalibrateModelsOptions, stderr io.Writer) (bench.PackTable, error) {
+	switch o.PackBackend {
+	case "", "go":
+		return bench.MeasurePack(bench.PackConfig{})
+	case "mpi":
+	default:
+		return nil, fmt.Errorf("pack backend %q: want go or mpi", o.PackBackend)
+	}
+	prog, err := FindPack(o.PackBin)
+	if err != nil {
+		return nil, err
+	}
+	po := bench.PackMPIOptions{Program: prog, Log: stderr}
+	switch f := strings.Fields(o.PackMPIRun); {
+	case len(f) == 1 && f[0] == "direct":
+		po.Direct = true
+	case len(f) > 0:
+		po.Launcher = f
+	}
+	return bench.MeasurePackMPI(ctx, po)
+}
+
+// FindPack returns the pack benchmark's MPI program: bin if given, else
+// bench.DefaultPackProgram next to the running binary, else on $PATH. The
+// path is absolute.
+func FindPack(bin string) (string, error) {
+	var tried []string
+	if bin != "" {
+		tried = append(tried, bin)
+	} else if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		tried = append(tried, filepath.Join(filepath.Dir(exe), bench.DefaultPackProgram))
+	}
+	for _, p := range tried {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return filepath.Abs(p)
+		}
+	}
+	if bin == "" {
+		if p, err := exec.LookPath(bench.DefaultPackProgram); err == nil {
+			return filepath.Abs(p)
+		}
+		tried = append(tried, "$PATH")
+	}
+	return "", fmt.Errorf("the pack benchmark's MPI program %s was not found (tried %s); build it with 'make calibrate-deps' (needs mpicc) or give --pack-bin",
+		bench.DefaultPackProgram, strings.Join(tried, ", "))
 }
