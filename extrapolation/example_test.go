@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/pattern"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -61,6 +62,6 @@ func ExampleNewSource() {
 
 func ExampleParseDims() {
 	dims, err := extrapolation.ParseDims("4x4")
-	fmt.Println(dims, err, extrapolation.DimsCreate(1024, 2))
+	fmt.Println(dims, err, pattern.DimsCreate(1024, 2))
 	// Output: [4 4] <nil> [32 32]
 }

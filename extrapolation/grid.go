@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/pattern"
 )
 
 // ErrOptions is returned (wrapped) for a factor or grid that cannot be used.
@@ -105,44 +107,6 @@ func FormatDims(dims []int) string {
 	return strings.Join(parts, "x")
 }
 
-// DimsCreate factors n into k dimensions as evenly as possible, largest
-// first, as MPI_Dims_create does with no dimension fixed.
-func DimsCreate(n, k int) []int {
-	dims := make([]int, k)
-	for i := range dims {
-		dims[i] = 1
-	}
-	var primes []int
-	m := n
-	for f := 2; f*f <= m; f++ {
-		for m%f == 0 {
-			primes = append(primes, f)
-			m /= f
-		}
-	}
-	if m > 1 {
-		primes = append(primes, m)
-	}
-	// The largest prime factors first, each to the smallest dimension.
-	for i := len(primes) - 1; i >= 0; i-- {
-		small := 0
-		for d := range dims {
-			if dims[d] < dims[small] {
-				small = d
-			}
-		}
-		dims[small] *= primes[i]
-	}
-	for i := range dims { // largest first
-		for j := i + 1; j < len(dims); j++ {
-			if dims[j] > dims[i] {
-				dims[i], dims[j] = dims[j], dims[i]
-			}
-		}
-	}
-	return dims
-}
-
 func product(dims []int) int {
 	p := 1
 	for _, d := range dims {
@@ -161,7 +125,7 @@ func detectDims(p int, peers [][]int32) (dims []int, agree int) {
 	best, bestAgree := []int{p}, -1
 	seen := map[string]bool{}
 	for nd := 1; nd <= 3; nd++ {
-		cand := DimsCreate(p, nd)
+		cand := pattern.DimsCreate(p, nd)
 		key := FormatDims(cand)
 		if seen[key] {
 			continue

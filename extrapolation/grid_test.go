@@ -9,6 +9,7 @@ import (
 
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/pattern"
 )
 
 func TestParseDims(t *testing.T) {
@@ -91,7 +92,7 @@ func TestDimsCreate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.n, "/", tc.k), func(t *testing.T) {
-			if got := extrapolation.DimsCreate(tc.n, tc.k); !slices.Equal(got, tc.want) {
+			if got := pattern.DimsCreate(tc.n, tc.k); !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})

@@ -21,9 +21,9 @@ func init() {
 	app("outcast", "--root sends -d bytes to every rank at once", []string{"--root"}, prepCast(false))
 }
 
-// dimsCreate factors n into k dimensions as evenly as possible, largest
-// first, as MPI_Dims_create does.
-func dimsCreate(n, k int) []int {
+// DimsCreate factors n into k dimensions as evenly as possible, largest
+// first, as MPI_Dims_create does with no dimension fixed.
+func DimsCreate(n, k int) []int {
 	dims := make([]int, k)
 	for i := range dims {
 		dims[i] = 1
@@ -65,7 +65,7 @@ func prepHalo(k int) func(p *Params) (*Generator, error) {
 		n := p.Ranks
 		dims := p.Dims
 		if len(dims) == 0 {
-			dims = dimsCreate(n, k)
+			dims = DimsCreate(n, k)
 		}
 		if len(dims) != k {
 			return nil, fmt.Errorf("%w: --dims %v: need %d dimensions", ErrParams, dims, k)

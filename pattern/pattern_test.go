@@ -90,8 +90,8 @@ func TestDimsCreate(t *testing.T) {
 		{16, 2, []int{4, 4}}, {12, 2, []int{4, 3}}, {24, 3, []int{4, 3, 2}}, {7, 2, []int{7, 1}},
 		{64, 3, []int{4, 4, 4}}, {1, 2, []int{1, 1}},
 	} {
-		if got := dimsCreate(tc.n, tc.k); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("dimsCreate(%d, %d) = %v, want %v", tc.n, tc.k, got, tc.want)
+		if got := DimsCreate(tc.n, tc.k); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("DimsCreate(%d, %d) = %v, want %v", tc.n, tc.k, got, tc.want)
 		}
 	}
 }
