@@ -372,6 +372,13 @@ func startProber(ctx, childCtx context.Context, o CalibrateOptions, cfg bench.Co
 // bench.DefaultMPIProgram next to the running binary, else on $PATH. The
 // path is absolute.
 func FindPRTT(bin string) (string, error) {
+	return findProgram(bin, bench.DefaultMPIProgram, "the mpi backend's program", "--prtt-bin")
+}
+
+// findProgram returns bin if given, else the program called name next to
+// the running binary, else on $PATH, as an absolute path; what and flag
+// word the error.
+func findProgram(bin, name, what, flag string) (string, error) {
 	var tried []string
 	if bin != "" {
 		tried = append(tried, bin)
@@ -379,7 +386,7 @@ func FindPRTT(bin string) (string, error) {
 		if r, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = r
 		}
-		tried = append(tried, filepath.Join(filepath.Dir(exe), bench.DefaultMPIProgram))
+		tried = append(tried, filepath.Join(filepath.Dir(exe), name))
 	}
 	for _, p := range tried {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
@@ -387,13 +394,13 @@ func FindPRTT(bin string) (string, error) {
 		}
 	}
 	if bin == "" {
-		if p, err := exec.LookPath(bench.DefaultMPIProgram); err == nil {
+		if p, err := exec.LookPath(name); err == nil {
 			return filepath.Abs(p)
 		}
 		tried = append(tried, "$PATH")
 	}
-	return "", fmt.Errorf("the mpi backend's program %s was not found (tried %s); build it with 'make calibrate-deps' (needs mpicc) or give --prtt-bin",
-		bench.DefaultMPIProgram, strings.Join(tried, ", "))
+	return "", fmt.Errorf("%s %s was not found (tried %s); build it with 'make calibrate-deps' (needs mpicc) or give %s",
+		what, name, strings.Join(tried, ", "), flag)
 }
 
 // CalibrateFit runs `gopsim calibrate fit`: it fits a saved raw table.

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/gopsim/gopsim/bench"
@@ -256,26 +254,5 @@ func measurePack(ctx context.Context, o CalibrateModelsOptions, stderr io.Writer
 // bench.DefaultPackProgram next to the running binary, else on $PATH. The
 // path is absolute.
 func FindPack(bin string) (string, error) {
-	var tried []string
-	if bin != "" {
-		tried = append(tried, bin)
-	} else if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		tried = append(tried, filepath.Join(filepath.Dir(exe), bench.DefaultPackProgram))
-	}
-	for _, p := range tried {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return filepath.Abs(p)
-		}
-	}
-	if bin == "" {
-		if p, err := exec.LookPath(bench.DefaultPackProgram); err == nil {
-			return filepath.Abs(p)
-		}
-		tried = append(tried, "$PATH")
-	}
-	return "", fmt.Errorf("the pack benchmark's MPI program %s was not found (tried %s); build it with 'make calibrate-deps' (needs mpicc) or give --pack-bin",
-		bench.DefaultPackProgram, strings.Join(tried, ", "))
+	return findProgram(bin, bench.DefaultPackProgram, "the pack benchmark's MPI program", "--pack-bin")
 }
