@@ -3,14 +3,10 @@ package bench
 import (
 	"bufio"
 	"cmp"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
@@ -150,55 +146,14 @@ func (t PackTable) Params() *sim.Log3PParams {
 // ReadPackTable reads a pack table in CSV form; name is used in errors,
 // which are *TableError (and ErrTable) with the line and column.
 func ReadPackTable(r io.Reader, name string) (PackTable, error) {
-	cr := csv.NewReader(bufio.NewReader(r))
-	cr.Comment = '#'
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
 	var t PackTable
-	header := false
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, &TableError{File: name, Line: pe.Line, Col: pe.Column, Msg: pe.Err.Error()}
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if !header {
-			if got := strings.Join(rec, ","); got != PackHeader {
-				return nil, &TableError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf("header %q, want %q", got, PackHeader)}
-			}
-			header = true
-			continue
-		}
-		if len(rec) != 4 {
-			_, col := cr.FieldPos(len(rec) - 1)
-			return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%d fields, want 4 (%s)", len(rec), PackHeader)}
-		}
-		var v [4]int64
-		for i, lim := range [4]struct {
-			name     string
-			min, max int64
-		}{{"s_bytes", 1, MaxSizeBytes}, {"stride_bytes", PackElemBytes, MaxSizeBytes}, {"pack_ns", 1, maxPRTTNs}, {"unpack_ns", 1, maxPRTTNs}} {
-			x, err := strconv.ParseInt(strings.TrimSpace(rec[i]), 10, 64)
-			_, col := cr.FieldPos(i)
-			if err != nil {
-				return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s: %q is not an integer", lim.name, rec[i])}
-			}
-			if x < lim.min || x > lim.max {
-				return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s=%d outside %d..%d", lim.name, x, lim.min, lim.max)}
-			}
-			v[i] = x
-		}
-		t = append(t, PackSample{SizeBytes: v[0], StrideBytes: v[1], PackNs: v[2], UnpackNs: v[3]})
-	}
-	if !header {
-		return nil, &TableError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("empty table, want the header %q", PackHeader)}
+	err := readIntTable(r, name, PackHeader, [4]intColumn{{"s_bytes", 1, MaxSizeBytes}, {"stride_bytes", PackElemBytes, MaxSizeBytes}, {"pack_ns", 1, maxPRTTNs}, {"unpack_ns", 1, maxPRTTNs}},
+		func(v [4]int64) (int, string) {
+			t = append(t, PackSample{SizeBytes: v[0], StrideBytes: v[1], PackNs: v[2], UnpackNs: v[3]})
+			return 0, ""
+		})
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
 }

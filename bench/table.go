@@ -67,6 +67,33 @@ func (e *TableError) Unwrap() error { return ErrTable }
 
 // ReadTable reads a PRTT table in CSV form; name is used in errors.
 func ReadTable(r io.Reader, name string) (Table, error) {
+	var t Table
+	err := readIntTable(r, name, TableHeader, [4]intColumn{{"n", 1, MaxRoundMessages}, {"d_ns", 0, maxDelayNs}, {"s_bytes", 1, MaxSizeBytes}, {"prtt_ns", 1, maxPRTTNs}},
+		func(v [4]int64) (int, string) {
+			if v[0] == 1 && v[1] != 0 {
+				return 1, fmt.Sprintf("d_ns=%d with n=1: a single message has no delay", v[1])
+			}
+			t = append(t, Sample{N: int(v[0]), DelayNs: v[1], SizeBytes: v[2], PRTTNs: v[3]})
+			return 0, ""
+		})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// intColumn is a column of a table of integers and its bounds.
+type intColumn struct {
+	name     string
+	min, max int64
+}
+
+// readIntTable reads a CSV table whose first line is header and whose rows
+// are four integers within cols' bounds, '#' starting comments; a leading
+// byte order mark is skipped. add takes each row; it returns the column
+// (0-based) and message of a row it refuses, or "". Errors are
+// *TableError with the line and column.
+func readIntTable(r io.Reader, name, header string, cols [4]intColumn, add func([4]int64) (int, string)) error {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheets write
@@ -75,8 +102,7 @@ func ReadTable(r io.Reader, name string) (Table, error) {
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	var t Table
-	header := false
+	seen := false
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -85,47 +111,43 @@ func ReadTable(r io.Reader, name string) (Table, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, &TableError{File: name, Line: pe.Line, Col: pe.Column, Msg: pe.Err.Error()}
+				return &TableError{File: name, Line: pe.Line, Col: pe.Column, Msg: pe.Err.Error()}
 			}
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if !header {
-			if got := strings.Join(rec, ","); got != TableHeader {
-				return nil, &TableError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf("header %q, want %q", got, TableHeader)}
+		if !seen {
+			if got := strings.Join(rec, ","); got != header {
+				return &TableError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf("header %q, want %q", got, header)}
 			}
-			header = true
+			seen = true
 			continue
 		}
 		if len(rec) != 4 {
 			_, col := cr.FieldPos(len(rec) - 1)
-			return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%d fields, want 4 (%s)", len(rec), TableHeader)}
+			return &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%d fields, want 4 (%s)", len(rec), header)}
 		}
 		var v [4]int64
-		for i, lim := range [4]struct {
-			name     string
-			min, max int64
-		}{{"n", 1, MaxRoundMessages}, {"d_ns", 0, maxDelayNs}, {"s_bytes", 1, MaxSizeBytes}, {"prtt_ns", 1, maxPRTTNs}} {
+		for i, c := range cols {
 			x, err := strconv.ParseInt(strings.TrimSpace(rec[i]), 10, 64)
 			_, col := cr.FieldPos(i)
 			if err != nil {
-				return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s: %q is not an integer", lim.name, rec[i])}
+				return &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s: %q is not an integer", c.name, rec[i])}
 			}
-			if x < lim.min || x > lim.max {
-				return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s=%d outside %d..%d", lim.name, x, lim.min, lim.max)}
+			if x < c.min || x > c.max {
+				return &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s=%d outside %d..%d", c.name, x, c.min, c.max)}
 			}
 			v[i] = x
 		}
-		if v[0] == 1 && v[1] != 0 {
-			_, col := cr.FieldPos(1)
-			return nil, &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("d_ns=%d with n=1: a single message has no delay", v[1])}
+		if at, msg := add(v); msg != "" {
+			_, col := cr.FieldPos(at)
+			return &TableError{File: name, Line: line, Col: col, Msg: msg}
 		}
-		t = append(t, Sample{N: int(v[0]), DelayNs: v[1], SizeBytes: v[2], PRTTNs: v[3]})
 	}
-	if !header {
-		return nil, &TableError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("empty table, want the header %q", TableHeader)}
+	if !seen {
+		return &TableError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("empty table, want the header %q", header)}
 	}
-	return t, nil
+	return nil
 }
 
 // ReadTableFile is ReadTable on a named file.
