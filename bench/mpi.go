@@ -145,19 +145,29 @@ type MPIProber struct {
 	closed  bool
 }
 
+// mpiProgram returns prog, which must be a file, or the program called
+// name on $PATH when prog is "".
+func mpiProgram(prog, name string) (string, error) {
+	if prog == "" {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return "", fmt.Errorf("bench: %s not found on $PATH: build it with 'make calibrate-deps' (needs mpicc) or name it", name)
+		}
+		return p, nil
+	}
+	if st, err := os.Stat(prog); err != nil || st.IsDir() {
+		return "", fmt.Errorf("bench: MPI program %s: not a file: build it with 'make calibrate-deps' (needs mpicc)", prog)
+	}
+	return prog, nil
+}
+
 // StartMPI starts gopsim-prtt on two ranks and waits for it to report
 // (MPIInfo). Cancelling ctx stops the launcher (SIGTERM, then SIGKILL 10 s
 // later) at any time of the session.
 func StartMPI(ctx context.Context, o MPIOptions) (*MPIProber, error) {
-	prog := o.Program
-	if prog == "" {
-		p, err := exec.LookPath(DefaultMPIProgram)
-		if err != nil {
-			return nil, fmt.Errorf("bench: %s not found on $PATH: build it with 'make calibrate-deps' (needs mpicc) or name it", DefaultMPIProgram)
-		}
-		prog = p
-	} else if st, err := os.Stat(prog); err != nil || st.IsDir() {
-		return nil, fmt.Errorf("bench: MPI program %s: not a file: build it with 'make calibrate-deps' (needs mpicc)", prog)
+	prog, err := mpiProgram(o.Program, DefaultMPIProgram)
+	if err != nil {
+		return nil, err
 	}
 	launcher := o.Launcher
 	if len(launcher) == 0 {

@@ -146,15 +146,9 @@ func MeasurePackMPI(ctx context.Context, o PackMPIOptions) (PackTable, error) {
 	if len(pairs) == 0 {
 		return nil, nil
 	}
-	prog := o.Program
-	if prog == "" {
-		p, err := exec.LookPath(DefaultPackProgram)
-		if err != nil {
-			return nil, fmt.Errorf("bench: %s not found on $PATH: build it with 'make calibrate-deps' (needs mpicc) or name it", DefaultPackProgram)
-		}
-		prog = p
-	} else if st, err := os.Stat(prog); err != nil || st.IsDir() {
-		return nil, fmt.Errorf("bench: MPI program %s: not a file: build it with 'make calibrate-deps' (needs mpicc)", prog)
+	prog, err := mpiProgram(o.Program, DefaultPackProgram)
+	if err != nil {
+		return nil, err
 	}
 	var argv []string
 	if !o.Direct {
