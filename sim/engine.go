@@ -127,6 +127,9 @@ type engine struct {
 	// m is the state of a model other than LogGOPS, LogGP and LogP; nil
 	// for those, which run on the LogGOPS path.
 	m *modelState
+	// win loads and gives back the records of a streamed program; nil
+	// for a program held in memory.
+	win *window
 }
 
 // Run simulates schedule s under opt.Model (LogGOPS by default).
@@ -170,7 +173,7 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if p.tooBig >= 0 {
 		g := int32(p.tooBig)
 		r := p.rankOf(g)
-		k := p.ops[g].kind()
+		k := p.tooBigKind
 		return nil, fmt.Errorf("sim: rank %d op %d (%s): %s %d beyond the supported %d",
 			r, g-p.rankStart[r], p.label(r, g), k, p.tooBigSize, sizeLimit(k))
 	}
@@ -182,10 +185,18 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if err := e.setModel(&opt); err != nil {
 		return nil, err
 	}
+	if p.win != nil && (e.m != nil || opt.Record) {
+		what := "Options.Record"
+		if e.m != nil {
+			what = "model " + opt.Model.String()
+		}
+		return nil, fmt.Errorf("sim: %s keeps state for every op; a streamed program runs without it (LogGOPS, LogGP or LogP, no per-op record)", what)
+	}
 	e.x = newExtras(p, &opt)
 	e.hook = e.x != nil && (e.x.prog != nil || e.x.park != nil)
-	e.init()
-	e.loop()
+	if err := e.start(); err != nil {
+		return nil, err
+	}
 	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events}
 	if x := e.x; x != nil {
 		if x.prog != nil {
@@ -214,9 +225,36 @@ func (p *Program) run(opt Options) (*Result, error) {
 	return res, nil
 }
 
+// start runs the event loop from the state at time 0. A streamed program
+// loads each rank's first ops first; a failure to read its spill file
+// stops the run with an error (window.load panics with it).
+func (e *engine) start() (err error) {
+	if e.win == nil {
+		e.init()
+		e.loop()
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			se, ok := v.(spillError)
+			if !ok {
+				panic(v)
+			}
+			err = se.err
+		}
+	}()
+	e.win.begin(e.p)
+	e.init()
+	e.loop()
+	return nil
+}
+
 // reset restores the per-op state a run changed: no ready times, every
 // op waiting for all its predecessors.
 func (p *Program) reset() {
+	if p.win != nil {
+		return // window.begin starts from the spill file
+	}
 	for i := range p.ops {
 		p.ops[i].tm, p.ops[i].pend = 0, 0
 	}
@@ -241,7 +279,7 @@ func (p *Program) reset() {
 
 func newEngine(p *Program, opt Options) *engine {
 	e := &engine{p: p, ops: p.ops, deps: p.deps, cn: p.cn, eager: opt.Params.EagerLimit,
-		nc: int32(p.NumCPUs), nn: int32(p.NumNICs)}
+		nc: int32(p.NumCPUs), nn: int32(p.NumNICs), win: p.win}
 	e.costs = newCostTable(&opt.Params)
 	e.stride = e.nc + 2*e.nn
 	e.ranks = make([]rankRec, p.NumRanks)
@@ -416,6 +454,9 @@ func (e *engine) insert(r, g int32) {
 	if e.x != nil && e.x.rec != nil {
 		e.x.rec[g].Ready = o.tm
 	}
+	if e.win != nil {
+		e.ahead(r, g)
+	}
 	e.push(event{time: t, key: e.seq << 32, op: g, rank: r})
 	e.seq++
 }
@@ -457,18 +498,38 @@ func (e *engine) completed(r, g int32, t int64) {
 	if e.x != nil && e.x.rec != nil {
 		e.x.rec[g].End = t
 	}
-	ed := o.edge
-	if ed&edgeList == 0 {
+	if ed := o.edge; ed&edgeList == 0 {
 		if ed != 0 && ed&1 == 0 {
 			e.resolve(r, g+int32(ed>>1), t)
 		}
-		return
-	}
-	at := ed &^ edgeList
-	for _, d := range e.deps[at+1 : at+1+e.deps[at]] {
-		if d&1 == 0 {
-			e.resolve(r, int32(d>>1), t)
+	} else {
+		at := ed &^ edgeList
+		for _, d := range e.deps[at+1 : at+1+e.deps[at]] {
+			if d&1 == 0 {
+				e.resolve(r, int32(d>>1), t)
+			}
 		}
+	}
+	if e.win != nil && o.kind() != goal.Send {
+		e.win.finish(e.p, g) // a send finishes when its message is matched
+	}
+}
+
+// ahead loads, for a streamed program, the successors of op g of rank r,
+// which is being queued: they are the ops its start and completion
+// resolve.
+func (e *engine) ahead(r, g int32) {
+	m := g
+	if ed := e.ops[g].edge; ed&edgeList == 0 {
+		m += int32(ed >> 1)
+	} else {
+		at := ed &^ edgeList
+		for _, d := range e.deps[at+1 : at+1+e.deps[at]] {
+			m = max(m, int32(d>>1))
+		}
+	}
+	if m >= e.win.hi[r] {
+		e.win.load(e.p, r, m+1)
 	}
 }
 
@@ -682,6 +743,9 @@ func (e *engine) recv(ev event) {
 			e.rendezvousMatched(m.src, m.op, t)
 		}
 		e.completed(ev.rank, ev.op, t)
+		if e.win != nil {
+			e.win.finish(e.p, m.op)
+		}
 		return
 	}
 	e.posted.push(&rk.posted, ev.rank, o.peer, o.tag, ev.op)
@@ -723,6 +787,9 @@ func (e *engine) arrival(ev event) {
 				e.rendezvousMatched(ev.rank, ev.op, t)
 			}
 			e.completed(q, m, cpuEnd)
+			if e.win != nil {
+				e.win.finish(e.p, ev.op)
+			}
 			return
 		}
 	}
@@ -734,6 +801,9 @@ func (e *engine) arrival(ev event) {
 			e.rendezvousMatched(ev.rank, ev.op, t)
 		}
 		e.completed(q, m.op, cpuEnd)
+		if e.win != nil {
+			e.win.finish(e.p, ev.op)
+		}
 		return
 	}
 	e.unexpected.push(&rk.unexp, q, ev.rank, o.tag, ev.op)
@@ -812,8 +882,14 @@ func (e *engine) stuck() error {
 	}
 	p := e.p
 	for r := 0; r < p.NumRanks; r++ {
-		base := p.rankStart[r]
-		for g := base; g < p.rankStart[r+1]; g++ {
+		base, end := p.rankStart[r], p.rankStart[r+1]
+		if w := e.win; w != nil {
+			end = w.hi[r]
+		}
+		for g := base; g < end; g++ {
+			if e.win != nil && e.win.gone(g) {
+				continue // every op on its page finished, a send matched
+			}
 			o := &e.ops[g]
 			st := o.state()
 			if st == stDone && !unexp[g] {
@@ -840,6 +916,21 @@ func (e *engine) stuck() error {
 			}
 			d.Stuck = append(d.Stuck, StuckOp{Rank: r, Op: int(g - base), Label: p.label(r, g), Kind: o.kind(),
 				Peer: o.peer, Tag: o.tag, Size: o.bytes(), Reason: why})
+		}
+		// The ops a streamed run never loaded were never ready: a
+		// predecessor resolves only loaded ops (window).
+		for g := end; g < p.rankStart[r+1]; g++ {
+			if len(d.Stuck) >= MaxStuckListed {
+				d.Total += int(p.rankStart[r+1] - g)
+				break
+			}
+			d.Total++
+			o, err := e.win.record(p, int32(r), g)
+			if err != nil {
+				return err
+			}
+			d.Stuck = append(d.Stuck, StuckOp{Rank: r, Op: int(g - base), Label: p.label(r, g), Kind: o.kind(),
+				Peer: o.peer, Tag: o.tag, Size: o.bytes(), Reason: fmt.Sprintf("never ready: %d predecessors did not complete", o.pend&pendMask)})
 		}
 	}
 	sort.SliceStable(d.Stuck, func(i, j int) bool { return d.Stuck[i].Rank < d.Stuck[j].Rank })

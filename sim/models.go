@@ -71,6 +71,11 @@ func (m Model) String() string {
 	return "model(" + strconv.Itoa(int(m)) + ")"
 }
 
+// Streams reports whether a streamed program (ReadProgramStream) can run
+// the model: LogGOPS, LogGP and LogP, which keep no state per op beyond
+// the op records.
+func (m Model) Streams() bool { return m <= LogP }
+
 // Title returns the model's name as the literature writes it.
 func (m Model) Title() string {
 	switch m {

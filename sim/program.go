@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/gopsim/gopsim/goal"
 )
@@ -38,7 +40,12 @@ type Program struct {
 	// none), and tooBigSize its size.
 	tooBig     int64
 	tooBigSize uint64
+	tooBigKind goal.Kind
 	dirty      bool // a run changed the per-op state
+	// win, when not nil, holds the records in a spill file and loads
+	// them as a run needs them (ReadProgramStream): ops, deps and cn are
+	// then views of memory that is filled and given back during a run.
+	win *window
 }
 
 // opRec is one op: its kind and fields, its successor edges and its run
@@ -170,46 +177,17 @@ func newBuilder(numRanks, numCPUs, numNICs, numOps, numEdges int, multi bool) (*
 func (b *builder) add(r int32, ops []goal.Op, depStart []int32, d0 int32, deps []goal.Dep, labels []goal.Label, op, edge int) {
 	p := b.p
 	recs := p.ops[op : op+len(ops)]
-	list := 2 * edge // next free entry of b.lists
-	for i := range ops {
-		o := &ops[i]
-		rec := &recs[i]
-		rec.tm = 0
-		rec.size = uint64(o.Kind)<<kindShift | o.Size&sizeMask
-		rec.peer = o.Peer
-		rec.tag = o.Tag
-		rec.pend = 0
-		if o.Size > sizeLimit(o.Kind) {
-			b.noteTooBig(int64(op+i), o.Size)
-		}
-		if p.cn != nil {
-			p.cn[op+i] = uint32(o.CPU)<<16 | uint32(o.NIC)
-		}
-		ds := deps[depStart[i]-d0 : depStart[i+1]-d0]
-		switch {
-		case len(ds) == 0:
-			rec.edge = 0
-		case len(ds) == 1 && ds[0].Succ() > int32(i) && ds[0].Succ()-int32(i) <= maxEdgeDelta:
-			rec.edge = uint32(ds[0].Succ()-int32(i))<<1 | uint32(ds[0])&1
-		default:
-			rec.edge = edgeList | uint32(list)
-			b.lists[list] = uint32(len(ds))
-			for k, d := range ds {
-				b.lists[list+1+k] = uint32(op+int(d.Succ()))<<1 | uint32(d)&1
-			}
-			list += 1 + len(ds)
-			b.listUse.Add(int64(1 + len(ds)))
-		}
+	var cn []uint32
+	if p.cn != nil {
+		cn = p.cn[op : op+len(ops)]
 	}
-	for _, d := range deps {
-		recs[d.Succ()].pend++ // a block's edges stay inside it
+	list, big, err := compileRank(r, recs, cn, ops, depStart, d0, deps, op, b.lists, 2*edge)
+	b.listUse.Add(int64(list - 2*edge))
+	if big >= 0 {
+		b.noteTooBig(int64(op+big), ops[big].Size)
 	}
-	if len(deps) > maxPending {
-		for i := range recs {
-			if recs[i].pend > maxPending {
-				b.fail(op+i, fmt.Errorf("sim: rank %d op %d has %d predecessors; the engine takes at most %d", r, i, recs[i].pend, maxPending))
-			}
-		}
+	if err != nil {
+		b.fail(op+err.op, err.err)
 	}
 	b.implicit.Add(int64(p.prepare(r, int32(op), recs, b.lists)))
 	p.rankStart[r+1] = int32(op + len(ops))
@@ -223,6 +201,64 @@ func (b *builder) add(r int32, ops []goal.Op, depStart []int32, d0 int32, deps [
 		}
 		b.mu.Unlock()
 	}
+}
+
+// compileRank fills recs (and cn, when not nil) from the rank block of
+// rank r whose first op has global index op; ops, depStart, d0 and deps
+// are as for builder.add. It writes the edge lists into lists from index
+// list on, contiguously and in op order, each edge as global op index<<1 |
+// irequires, and an op with a list gets edge = edgeList | its index in
+// lists. It counts every op's predecessors. It returns the index after
+// the last list entry written, the first op beyond its size limit (-1 if
+// none), and an op with more predecessors than the engine takes.
+func compileRank(r int32, recs []opRec, cn []uint32, ops []goal.Op, depStart []int32, d0 int32, deps []goal.Dep, op int, lists []uint32, list int) (int, int, *opError) {
+	big := -1
+	for i := range ops {
+		o := &ops[i]
+		rec := &recs[i]
+		rec.tm = 0
+		rec.size = uint64(o.Kind)<<kindShift | o.Size&sizeMask
+		rec.peer = o.Peer
+		rec.tag = o.Tag
+		rec.pend = 0
+		if o.Size > sizeLimit(o.Kind) && big < 0 {
+			big = i
+		}
+		if cn != nil {
+			cn[i] = uint32(o.CPU)<<16 | uint32(o.NIC)
+		}
+		ds := deps[depStart[i]-d0 : depStart[i+1]-d0]
+		switch {
+		case len(ds) == 0:
+			rec.edge = 0
+		case len(ds) == 1 && ds[0].Succ() > int32(i) && ds[0].Succ()-int32(i) <= maxEdgeDelta:
+			rec.edge = uint32(ds[0].Succ()-int32(i))<<1 | uint32(ds[0])&1
+		default:
+			rec.edge = edgeList | uint32(list)
+			lists[list] = uint32(len(ds))
+			for k, d := range ds {
+				lists[list+1+k] = uint32(op+int(d.Succ()))<<1 | uint32(d)&1
+			}
+			list += 1 + len(ds)
+		}
+	}
+	for _, d := range deps {
+		recs[d.Succ()].pend++ // a block's edges stay inside it
+	}
+	if len(deps) > maxPending {
+		for i := range recs {
+			if recs[i].pend > maxPending {
+				return list, big, &opError{i, fmt.Errorf("sim: rank %d op %d has %d predecessors; the engine takes at most %d", r, i, recs[i].pend, maxPending)}
+			}
+		}
+	}
+	return list, big, nil
+}
+
+// opError is an error about the op at an index.
+type opError struct {
+	op  int
+	err error
 }
 
 func (b *builder) noteTooBig(g int64, size uint64) {
@@ -248,7 +284,7 @@ func (b *builder) finish() (*Program, error) {
 	}
 	p := b.p
 	if b.tooBig != math.MaxInt64 {
-		p.tooBig, p.tooBigSize = b.tooBig, b.bigSize
+		p.tooBig, p.tooBigSize, p.tooBigKind = b.tooBig, b.bigSize, p.ops[b.tooBig].kind()
 	}
 	p.implicit = int(b.implicit.Load())
 	b.compact()
@@ -366,11 +402,37 @@ func Compile(s *goal.Schedule) (*Program, error) {
 // Program, decoding its chunks on all CPUs (goal.ReadBinaryBlocks). It
 // never holds the goal.Schedule, so it needs about half the memory of
 // goal.ReadBinary followed by Compile.
-func ReadProgram(r io.Reader) (*Program, error) {
+func ReadProgram(r io.Reader) (*Program, error) { return ReadProgramWithin(r, 0) }
+
+// ErrTooLarge is wrapped by the error of ReadProgramWithin when the
+// program would need more memory than allowed.
+var ErrTooLarge = errors.New("sim: the program does not fit in the memory allowed")
+
+// ProgramBytes estimates the memory a Program held in memory needs while
+// it is read and run: its op records and edge lists (twice the edges while
+// decoding), the CPU and NIC numbers of a schedule with several, and the
+// engine's 64 bytes of state per rank.
+func ProgramBytes(ranks, ops, edges int, multi bool) int64 {
+	b := int64(ops)*int64(unsafe.Sizeof(opRec{})) + int64(edges)*8 + int64(ranks)*(64+12+4)
+	if multi {
+		b += 4 * int64(ops)
+	}
+	return b
+}
+
+// ReadProgramWithin is ReadProgram that gives up, before it allocates the
+// program, with an error wrapping ErrTooLarge when ProgramBytes exceeds
+// limit bytes (0: no limit). The caller can then stream the schedule
+// (ReadProgramStream) instead.
+func ReadProgramWithin(r io.Reader, limit int64) (*Program, error) {
 	var b *builder
 	alloc := func(h goal.Header, ops, edges int) error {
+		multi := h.NumCPUs > 1 || h.NumNICs > 1
+		if need := ProgramBytes(h.NumRanks, ops, edges, multi); limit > 0 && need > limit {
+			return fmt.Errorf("%w: %d ranks, %d ops and %d edges need about %d MiB, more than the %d MiB allowed", ErrTooLarge, h.NumRanks, ops, edges, need>>20, limit>>20)
+		}
 		var err error
-		b, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, h.NumCPUs > 1 || h.NumNICs > 1)
+		b, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, multi)
 		return err
 	}
 	visit := func(blk *goal.RankBlock, op, edge int) {

@@ -42,6 +42,7 @@ type SimOptions struct {
 	Network simNetwork
 	Outputs simOutputs
 	Model   simModel
+	Memory  simMemory
 }
 
 func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
@@ -63,6 +64,7 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	o.Network.flags(fs)
 	o.Outputs.flags(fs)
 	o.Model.flags(fs)
+	o.Memory.flags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model (or another of the family: --model) and prints each rank's\nfinishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nFlags:\n")
@@ -138,6 +140,7 @@ type simReport struct {
 	Network      *networkReport      `json:"network,omitempty"`
 	Breakdown    *breakdownReport    `json:"breakdown,omitempty"`
 	CriticalPath *criticalPathReport `json:"critical_path,omitempty"`
+	Stream       *streamReport       `json:"stream,omitempty"`
 
 	WallNs    *int64   `json:"wall_time_ns,omitempty"`
 	EventsPer *float64 `json:"events_per_second,omitempty"`
@@ -191,10 +194,11 @@ func Sim(o SimOptions, w io.Writer) error {
 	if name == "" {
 		name = "examples/" + examples.Default + " (embedded)"
 	}
-	p, format, err := loadProgram(o.Input, o.Params)
+	p, format, err := loadProgram(o.Input, o.Params, &o.Memory, o.Log)
 	if err != nil {
 		return err
 	}
+	defer p.Close()
 	// Decoding left garbage (compressed chunks, decoder buffers) that the
 	// next collection would only find once the heap doubled: collect it
 	// now, so that the engine's allocations reuse its memory. The heap is
@@ -210,6 +214,14 @@ func Sim(o SimOptions, w io.Writer) error {
 	}
 	o.Outputs.options(&opt)
 	o.Model.options(&opt)
+	if _, streamed := p.Stream(); streamed {
+		if opt.Record {
+			return fmt.Errorf("%s: --critical-path, --timeline and --paraver keep a record of every op, which a streamed run does not; use --stream off and enough memory", name)
+		}
+		if o.Model.all || !o.Model.model.Streams() {
+			return fmt.Errorf("%s: --model %s keeps state for every op; a streamed run takes loggops, loggp or logp (use --stream off and enough memory)", name, o.Model.flagName())
+		}
+	}
 	if o.Model.all {
 		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)
 	}
@@ -241,7 +253,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	if o.JSON {
 		rep := simReport{Input: name, Format: format.String(), NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs,
 			NICs: p.NumNICs, Model: o.Model.name(), Params: o.Model.params(o.Params), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
-			PerRank: res.PerRank, Events: res.Events, Noise: noiseRep, Network: netRep}
+			PerRank: res.PerRank, Events: res.Events, Noise: noiseRep, Network: netRep, Stream: o.Memory.report(p)}
 		outs.fill(&rep)
 		if o.Timing {
 			ns := wall.Nanoseconds()
@@ -288,6 +300,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	noiseRep.text(w)
 	netRep.text(w)
 	outs.text(w)
+	o.Memory.report(p).text(w)
 	fmt.Fprintf(w, "events:     %d\n", res.Events)
 	fmt.Fprintf(w, "wall time:  %d ns (%.0f events/s)\n", wall.Nanoseconds(), rate)
 	return nil
@@ -296,9 +309,10 @@ func Sim(o SimOptions, w io.Writer) error {
 // loadProgram reads the schedule at path ("" for the embedded default
 // example), checks the parameters and compiles the schedule for the
 // engine. A binary schedule is decoded straight into the program
-// (sim.ReadProgram), in parallel and without the goal.Schedule in between;
-// a text one is read, then compiled.
-func loadProgram(path string, params sim.Params) (*sim.Program, goal.Format, error) {
+// (sim.ReadProgram), in parallel and without the goal.Schedule in between,
+// or streamed from a spill file (mem, sim.ReadProgramStream); a text one
+// is read, then compiled. Notes go to log.
+func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer) (*sim.Program, goal.Format, error) {
 	var r io.Reader
 	name := path
 	if path == "" {
@@ -318,11 +332,21 @@ func loadProgram(path string, params sim.Params) (*sim.Program, goal.Format, err
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	if prefix, _ := br.Peek(len(goal.BinaryMagic)); goal.IsBinary(prefix) {
-		p, err := sim.ReadProgram(br)
+		reopen := func() (io.Reader, func(), error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return bufio.NewReaderSize(f, 1<<16), func() { f.Close() }, nil
+		}
+		p, err := mem.open(br, reopen, log)
 		if err != nil {
 			return nil, goal.FormatBinary, fmt.Errorf("%s: %w", name, err)
 		}
 		return p, goal.FormatBinary, params.Validate()
+	}
+	if mem.mode == "on" {
+		return nil, goal.FormatText, fmt.Errorf("%s: --stream on needs a binary schedule (gopsim convert %s FILE.bin)", name, name)
 	}
 	s, format, err := goal.Read(br, name)
 	if err != nil {

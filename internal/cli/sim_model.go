@@ -32,6 +32,14 @@ func (m *simModel) flags(fs *flag.FlagSet) {
 	})
 }
 
+// flagName is the --model value given.
+func (m *simModel) flagName() string {
+	if m.all {
+		return "all"
+	}
+	return m.model.String()
+}
+
 // name is the model's name in results.
 func (m *simModel) name() string { return m.model.String() }
 

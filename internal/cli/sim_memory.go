@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/gopsim/gopsim/sim"
+)
+
+// simMemory holds the flags of `gopsim sim` that decide whether the
+// schedule is held in memory or streamed from a spill file
+// (sim.ReadProgramStream).
+type simMemory struct {
+	mode     string // auto, on, off
+	spillDir string
+	unit     int
+}
+
+func (m *simMemory) flags(fs *flag.FlagSet) {
+	m.mode = "auto"
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a binary schedule whose program would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+		switch v {
+		case "auto", "on", "off":
+			m.mode = v
+			return nil
+		case "true":
+			m.mode = "on"
+			return nil
+		case "false":
+			m.mode = "off"
+			return nil
+		}
+		return fmt.Errorf("%q: expected auto, on or off", v)
+	})
+	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs about 5 bytes per op")
+	fs.IntVar(&m.unit, "stream-unit", 0, "ops a streamed run loads at a time (default 128)")
+}
+
+// budget returns the memory the process may use, in bytes, and what sets
+// it: GOMEMLIMIT, else the cgroup's limit, else the machine's memory; 0 if
+// none is known.
+func memoryBudget() (int64, string) {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		return l, "GOMEMLIMIT"
+	}
+	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+		if err == nil && v > 0 && v < 1<<60 {
+			return v, "the cgroup's memory limit"
+		}
+	}
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+				if err == nil {
+					return kb << 10, "the machine's memory"
+				}
+			}
+		}
+	}
+	return 0, ""
+}
+
+// open reads the binary schedule at path: into memory, or streamed when
+// asked or, in auto mode, when it would need more than 60 % of the
+// memory budget. reopen gives the file again from its start.
+func (m *simMemory) open(r io.Reader, reopen func() (io.Reader, func(), error), log io.Writer) (*sim.Program, error) {
+	stream := sim.StreamOptions{Dir: m.spillDir, Unit: m.unit}
+	switch m.mode {
+	case "on":
+		return sim.ReadProgramStream(r, stream)
+	case "off":
+		return sim.ReadProgram(r)
+	}
+	limit, source := memoryBudget()
+	p, err := sim.ReadProgramWithin(r, limit/10*6)
+	if !errors.Is(err, sim.ErrTooLarge) {
+		return p, err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "gopsim sim: %s (60 %% of %s); streaming it from a spill file (--stream off to refuse)\n", strings.TrimPrefix(err.Error(), "sim: "), source)
+	}
+	r2, done, err := reopen()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return sim.ReadProgramStream(r2, stream)
+}
+
+// streamReport describes a streamed run in results.
+type streamReport struct {
+	SpillBytes  int64 `json:"spill_bytes"`
+	Units       int   `json:"units"`
+	UnitOps     int   `json:"unit_ops"`
+	Loads       int64 `json:"units_loaded"`
+	PagesGiven  int64 `json:"pages_given_back"`
+	PeakOps     int64 `json:"peak_ops_in_memory"`
+	PeakOpBytes int64 `json:"peak_op_record_bytes"`
+}
+
+func (m *simMemory) report(p *sim.Program) *streamReport {
+	st, ok := p.Stream()
+	if !ok {
+		return nil
+	}
+	unit := m.unit
+	if unit == 0 {
+		unit = sim.DefaultStreamUnit
+	}
+	return &streamReport{SpillBytes: st.SpillBytes, Units: st.Units, UnitOps: unit, Loads: st.Loads, PagesGiven: st.Drops,
+		PeakOps: st.PeakOps, PeakOpBytes: st.PeakOps * 32}
+}
+
+func (r *streamReport) text(w io.Writer) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(w, "memory:     streamed: spill file %d bytes (%d units of %d ops); at most %d op records (%d bytes) in memory at once; %d units loaded, %d pages given back\n",
+		r.SpillBytes, r.Units, r.UnitOps, r.PeakOps, r.PeakOpBytes, r.Loads, r.PagesGiven)
+}

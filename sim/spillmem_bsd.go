@@ -1,0 +1,7 @@
+//go:build darwin || freebsd
+
+package sim
+
+const mapNoReserve = 0
+
+func noHugePages(b []byte) {}

@@ -1,0 +1,624 @@
+package sim
+
+// Streamed programs: schedules larger than memory.
+//
+// ReadProgramStream decodes a binary schedule once, rank block by rank
+// block, compiles each block into op records exactly as ReadProgram does,
+// and writes the records to a spill file instead of keeping them. A run
+// then loads a rank's records a unit of ops at a time, when the run first
+// needs them, and gives a page of records back to the system once every
+// op on it has finished. Memory follows the active window of the run (per
+// rank, the ops from its oldest unfinished one to the successors of its
+// queued ones), not the size of the schedule. The results are those of
+// the in-memory program, byte for byte: the records, their order and the
+// events are the same; only where the records live differs.
+//
+// # Spill file
+//
+// The spill file is private to one process and unlinked as soon as it is
+// created. It is a sequence of units, rank by rank and, within a rank, in
+// op order; unit k of a rank holds its ops k·U to min((k+1)·U, n)-1, for
+// U ops per unit (StreamOptions.Unit) and n the rank's ops. Each unit is
+// one s2 block (github.com/klauspost/compress/s2) of, little-endian:
+//
+//   - per op 24 bytes: size (uint64: kind<<62 | bytes, or ns for a calc),
+//     peer (int32), tag (uint32), edge (uint32, as opRec.edge, an edge
+//     list given by its index in the program's edge lists) and pend
+//     (uint32, the op's state and unresolved predecessors when a run
+//     starts, as Program.prepare leaves it);
+//   - when the schedule uses several CPUs or NICs, per op cpu<<16 | nic as
+//     a uint32;
+//   - the edge lists of the unit's ops, uint32 entries as in Program.deps;
+//     the lists of a rank's ops are contiguous and in op order.
+//
+// Where each unit starts in the file and where its edge lists go are kept
+// in memory (12 bytes a unit), with the per-rank start state of the run.
+//
+// # Invariants that make it exact
+//
+// A record is read or written by a run only once it is loaded, and is
+// never touched after it has been given back:
+//
+//   - Before a run, each rank loads up to its last op without
+//     predecessors and their successors (initHi): the ops a run starts
+//     from and the receives posted at time 0.
+//   - When an op is queued (engine.insert), its successors are loaded
+//     (engine.ahead): a predecessor resolves only successors of a queued
+//     or started op, so resolve never meets a record that is not loaded.
+//   - A page of records is given back when all its ops have finished: a
+//     calc or receive when it completes, a send when its message has been
+//     matched (an arrival reads the send's record). A page of edge lists
+//     goes when every op whose list touches it has finished.
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"unsafe"
+
+	"github.com/klauspost/compress/s2"
+
+	"github.com/gopsim/gopsim/goal"
+)
+
+// DefaultStreamUnit is the number of ops a streamed run loads at a time
+// when StreamOptions.Unit is 0: 128 records, 4 KiB.
+const DefaultStreamUnit = 128
+
+// StreamOptions configure ReadProgramStream.
+type StreamOptions struct {
+	// Dir is where the spill file is created; "" is os.TempDir().
+	Dir string
+	// Unit is the number of ops loaded at a time, 0 for
+	// DefaultStreamUnit. Smaller units follow the active window more
+	// closely at the cost of more reads.
+	Unit int
+}
+
+// StreamStats describes the memory use of a streamed Program's last run.
+type StreamStats struct {
+	SpillBytes  int64 // size of the spill file
+	Units       int   // units in the spill file
+	Loads       int64 // units read during the run
+	Drops       int64 // pages of op records given back during the run
+	PeakOps     int64 // largest number of op records in memory at once
+	ResidentOps int64 // op records in memory at the end of the run
+}
+
+// window is the spill file of a streamed Program and the state of the run
+// that loads from it.
+type window struct {
+	f        *os.File
+	name     string // removed by Close when it could not be unlinked at once
+	unit     int32
+	multi    bool
+	rankUnit []int32  // len NumRanks+1: rank r's units are rankUnit[r] .. rankUnit[r+1]-1
+	off      []int64  // len units+1: unit u is bytes off[u]:off[u+1] of f
+	listAt   []uint32 // len units+1: unit u's edge lists go to deps[listAt[u]:listAt[u+1]]
+	initHi   []int32  // per rank: how many of its ops a run loads before it starts
+
+	// During a run: hi[r] is the global index of rank r's first op not
+	// loaded; live counts, per page of op records, edge lists or CPU and
+	// NIC numbers, the ops not finished whose data is on it (ops whose
+	// edge list touches it).
+	hi                             []int32
+	live, dlive, clive             []uint16
+	liveInit, dliveInit, cliveInit []uint16
+	opShift, dShift, cShift        uint
+	opsMem, depsMem, cnMem         []byte
+	comp, raw                      []byte
+	stats                          StreamStats
+	scratch                        []opRec // for stuck reports
+	recBytes                       int
+	numOps                         int32
+}
+
+// spillError is a failure to read the spill file during a run; the event
+// loop cannot return errors, so load panics with it and Program.run
+// recovers it.
+type spillError struct{ err error }
+
+// ReadProgramStream reads a schedule in goal's binary form into a Program
+// that keeps its op records in a spill file in opt.Dir and loads them as a
+// run needs them (see the top of this file). It reads the file once,
+// sequentially, in bounded memory. Close the Program to release the
+// mapping and the file.
+func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
+	unit := opt.Unit
+	if unit == 0 {
+		unit = DefaultStreamUnit
+	}
+	if unit < 1 || unit > 1<<20 {
+		return nil, fmt.Errorf("sim: stream unit of %d ops, want 1..%d", unit, 1<<20)
+	}
+	rd, err := goal.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	h := rd.Header()
+	if err := checkResources(h.NumRanks, h.NumCPUs, h.NumNICs); err != nil {
+		return nil, err
+	}
+	dir := opt.Dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, "gopsim-spill-*")
+	if err != nil {
+		return nil, fmt.Errorf("sim: spill file: %w", err)
+	}
+	w := &window{f: f, unit: int32(unit), multi: h.NumCPUs > 1 || h.NumNICs > 1}
+	if os.Remove(f.Name()) != nil {
+		w.name = f.Name()
+	}
+	p := &Program{NumRanks: h.NumRanks, NumCPUs: h.NumCPUs, NumNICs: h.NumNICs, win: w,
+		rankStart: make([]int32, h.NumRanks+1), start: make([]rankStartState, h.NumRanks), tooBig: -1}
+	if err := w.spill(p, rd); err != nil {
+		w.close()
+		return nil, err
+	}
+	if err := w.mapRecords(p); err != nil {
+		w.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// spill writes the units of every rank block of rd and sets up p's rank
+// starts, start states, labels and size check, and w's index.
+func (w *window) spill(p *Program, rd *goal.Reader) error {
+	bw := bufio.NewWriterSize(w.f, 1<<20)
+	w.recBytes = 24
+	if w.multi {
+		w.recBytes += 4
+	}
+	w.rankUnit = make([]int32, 0, p.NumRanks+1)
+	w.initHi = make([]int32, p.NumRanks)
+	w.off = append(w.off, 0)
+	w.listAt = append(w.listAt, 0)
+	w.dShift = pageShift(4)
+	var (
+		blk   goal.RankBlock
+		recs  []opRec
+		cn    []uint32
+		lists []uint32
+		ops   int64
+		deps  int64
+		off   int64
+		r     int32
+	)
+	for ; ; r++ {
+		err := rd.Next(&blk)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n := len(blk.Ops)
+		if ops+int64(n) > math.MaxInt32 {
+			return fmt.Errorf("sim: more than %d ops; the engine takes at most %d", int64(math.MaxInt32), int64(math.MaxInt32))
+		}
+		base := int32(ops)
+		recs = grow(recs, n)
+		if w.multi {
+			cn = grow(cn, n)
+		}
+		lists = grow(lists, 2*len(blk.Deps))
+		used, big, oerr := compileRank(r, recs, cn, blk.Ops, blk.DepStart, 0, blk.Deps, int(base), lists, 0)
+		if oerr != nil {
+			return oerr.err
+		}
+		if big >= 0 && p.tooBig < 0 {
+			p.tooBig, p.tooBigSize, p.tooBigKind = int64(base)+int64(big), blk.Ops[big].Size, blk.Ops[big].Kind
+		}
+		if deps+int64(used) > maxEdges {
+			return fmt.Errorf("sim: more than %d edge list entries; the engine takes at most %d", maxEdges, maxEdges)
+		}
+		p.implicit += p.prepare(r, base, recs, lists)
+		w.initHi[r] = initialLoad(recs, lists, base)
+		// Edge lists by their index in the program's lists; count, per
+		// page of lists, the ops whose list touches it.
+		for i := range recs {
+			if ed := recs[i].edge; ed&edgeList != 0 {
+				at := ed &^ edgeList
+				first, last := (int64(at)+deps)>>w.dShift, (int64(at)+deps+int64(lists[at]))>>w.dShift
+				for pg := first; pg <= last; pg++ {
+					for int64(len(w.dliveInit)) <= pg {
+						w.dliveInit = append(w.dliveInit, 0)
+					}
+					w.dliveInit[pg]++
+				}
+				recs[i].edge = edgeList | uint32(int64(at)+deps)
+			}
+		}
+		w.rankUnit = append(w.rankUnit, int32(len(w.off)-1))
+		cur := 0 // the next list entry, in lists
+		for lo := 0; lo < n; lo += unit(w) {
+			hi := min(lo+unit(w), n)
+			start := cur
+			for i := lo; i < hi; i++ {
+				if ed := recs[i].edge; ed&edgeList != 0 {
+					cur += 1 + int(lists[int64(ed&^edgeList)-deps])
+				}
+			}
+			raw := w.encodeUnit(recs[lo:hi], cn, lo, lists[start:cur], base, uint32(deps+int64(start)))
+			w.comp = s2.Encode(w.comp[:cap(w.comp)], raw)
+			if _, err := bw.Write(w.comp); err != nil {
+				return fmt.Errorf("sim: writing the spill file: %w", err)
+			}
+			off += int64(len(w.comp))
+			w.off = append(w.off, off)
+			w.listAt = append(w.listAt, uint32(deps+int64(cur)))
+		}
+		if len(blk.Labels) > 0 {
+			if p.labels == nil {
+				p.labels = make(map[int32]string)
+			}
+			for _, l := range blk.Labels {
+				p.labels[base+l.Op] = l.Name
+			}
+		}
+		ops += int64(n)
+		deps += int64(used)
+		p.rankStart[r+1] = int32(ops)
+	}
+	w.rankUnit = append(w.rankUnit, int32(len(w.off)-1))
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("sim: writing the spill file: %w", err)
+	}
+	w.numOps = int32(ops)
+	w.stats.SpillBytes, w.stats.Units = off, len(w.off)-1
+	if p.tooBig < 0 {
+		p.tooBigKind = 0
+	}
+	w.comp, w.raw = nil, nil
+	return nil
+}
+
+func unit(w *window) int { return int(w.unit) }
+
+// grow returns s with length n, reusing its storage when it is enough.
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// initialLoad returns how many of a rank's ops, recs (first op base,
+// edge lists in lists at their index in recs), a run must load before it
+// starts: up to its last op without predecessors (queued or posted at
+// time 0) and the successors of those ops.
+func initialLoad(recs []opRec, lists []uint32, base int32) int32 {
+	need := int32(0)
+	for i := range recs {
+		o := &recs[i]
+		if o.pend != 0 && o.pend != stStarted|implicit {
+			continue
+		}
+		need = max(need, int32(i)+1)
+		if ed := o.edge; ed&edgeList == 0 {
+			if ed != 0 {
+				need = max(need, int32(i)+int32(ed>>1)+1)
+			}
+		} else {
+			at := ed &^ edgeList
+			for _, d := range lists[at+1 : at+1+lists[at]] {
+				need = max(need, int32(d>>1)-base+1)
+			}
+		}
+	}
+	return need
+}
+
+// encodeUnit lays out the records recs, whose first op is op lo of its
+// rank (for cn), and their edge lists, as a unit (see the top of this
+// file), in w.raw. The rank's first op is base and the unit's first list
+// entry has index at in the program's lists.
+//
+// The fields go column by column, edge-list indexes relative to at and
+// the edges in lists relative to base, so that the units of ranks that do
+// the same thing are alike and compress, and each edge relative to the op
+// it leaves.
+func (w *window) encodeUnit(recs []opRec, cn []uint32, lo int, lists []uint32, base int32, at uint32) []byte {
+	n := len(recs)
+	raw := grow(w.raw, n*w.recBytes+4*len(lists))
+	le := binary.LittleEndian
+	for i := range recs {
+		o := &recs[i]
+		le.PutUint64(raw[8*i:], o.size)
+		le.PutUint32(raw[8*n+4*i:], uint32(o.peer))
+		le.PutUint32(raw[12*n+4*i:], o.tag)
+		ed := o.edge
+		if ed&edgeList != 0 {
+			ed = edgeList | (ed&^edgeList - at)
+		}
+		le.PutUint32(raw[16*n+4*i:], ed)
+		le.PutUint32(raw[20*n+4*i:], o.pend)
+	}
+	b := raw[24*n:]
+	if w.multi {
+		for _, x := range cn[lo : lo+n] {
+			le.PutUint32(b, x)
+			b = b[4:]
+		}
+	}
+	g := base + int32(lo) // the op that owns the next list
+	for k := 0; k < len(lists); g++ {
+		if recs[g-base-int32(lo)].edge&edgeList == 0 {
+			continue
+		}
+		c := lists[k]
+		le.PutUint32(b, c)
+		for _, d := range lists[k+1 : k+1+int(c)] {
+			le.PutUint32(b[4:], uint32(int32(d>>1)-g)<<1|d&1)
+			b = b[4:]
+		}
+		b = b[4:]
+		k += 1 + int(c)
+	}
+	w.raw = raw
+	return raw
+}
+
+// pageShift returns log2 of how many elements of size bytes fit in a
+// memory page.
+func pageShift(size int) uint {
+	return uint(bits.TrailingZeros(uint(os.Getpagesize() / size)))
+}
+
+// mapRecords maps the memory the records, edge lists and CPU and NIC
+// numbers are loaded into, and sets up the per-page counts.
+func (w *window) mapRecords(p *Program) error {
+	var err error
+	n := int(w.numOps)
+	if w.opsMem, err = mapMem(n * int(unsafe.Sizeof(opRec{}))); err != nil {
+		return err
+	}
+	nd := int(w.listAt[len(w.listAt)-1])
+	if w.depsMem, err = mapMem(4 * nd); err != nil {
+		return err
+	}
+	if w.multi {
+		if w.cnMem, err = mapMem(4 * n); err != nil {
+			return err
+		}
+	}
+	if n > 0 {
+		p.ops = unsafe.Slice((*opRec)(unsafe.Pointer(unsafe.SliceData(w.opsMem))), n)
+	}
+	if nd > 0 {
+		p.deps = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(w.depsMem))), nd)
+	}
+	if w.multi && n > 0 {
+		p.cn = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(w.cnMem))), n)
+	}
+	w.opShift = pageShift(int(unsafe.Sizeof(opRec{})))
+	w.cShift = pageShift(4)
+	w.liveInit = perPage(n, w.opShift)
+	if w.multi {
+		w.cliveInit = perPage(n, w.cShift)
+	}
+	w.live = make([]uint16, len(w.liveInit))
+	w.dlive = make([]uint16, len(w.dliveInit))
+	w.clive = make([]uint16, len(w.cliveInit))
+	w.hi = make([]int32, p.NumRanks)
+	return nil
+}
+
+// perPage returns, per page of n elements with 1<<shift to a page, how
+// many of them it holds.
+func perPage(n int, shift uint) []uint16 {
+	per := 1 << shift
+	c := make([]uint16, (n+per-1)/per)
+	for i := range c {
+		c[i] = uint16(min(per, n-i*per))
+	}
+	return c
+}
+
+// begin prepares a run: nothing loaded, every page waiting for all its
+// ops, then each rank's initial ops loaded.
+func (w *window) begin(p *Program) {
+	dropMem(w.opsMem)
+	dropMem(w.depsMem)
+	if w.cnMem != nil {
+		dropMem(w.cnMem)
+	}
+	copy(w.live, w.liveInit)
+	copy(w.dlive, w.dliveInit)
+	copy(w.clive, w.cliveInit)
+	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units}
+	for r := range w.hi {
+		w.hi[r] = p.rankStart[r]
+	}
+	for r := range w.hi {
+		w.load(p, int32(r), p.rankStart[r]+w.initHi[r])
+	}
+}
+
+// load loads rank r's ops below global index upto, a unit at a time.
+func (w *window) load(p *Program, r, upto int32) {
+	base, end := p.rankStart[r], p.rankStart[r+1]
+	for w.hi[r] < upto {
+		lo := w.hi[r]
+		k := (lo - base) / w.unit
+		hi := min(lo+w.unit, end)
+		u := w.rankUnit[r] + k
+		var cn []uint32
+		if p.cn != nil {
+			cn = p.cn[lo:hi]
+		}
+		if err := w.readUnit(u, lo, p.ops[lo:hi], cn, p.deps); err != nil {
+			panic(spillError{err})
+		}
+		w.hi[r] = hi
+		w.stats.Loads++
+		w.stats.ResidentOps += int64(hi - lo)
+		w.stats.PeakOps = max(w.stats.PeakOps, w.stats.ResidentOps)
+	}
+}
+
+// readUnit decodes unit u, whose first op is g0 (see encodeUnit), into
+// recs, cn and deps, its edge lists at their index; cn and deps may be
+// nil.
+func (w *window) readUnit(u, g0 int32, recs []opRec, cn []uint32, deps []uint32) error {
+	nb := int(w.off[u+1] - w.off[u])
+	w.comp = grow(w.comp, nb)
+	if _, err := w.f.ReadAt(w.comp, w.off[u]); err != nil {
+		return fmt.Errorf("sim: reading unit %d of the spill file: %w", u, err)
+	}
+	at := w.listAt[u]
+	nl := int(w.listAt[u+1] - at)
+	n := len(recs)
+	want := n*w.recBytes + 4*nl
+	if dl, err := s2.DecodedLen(w.comp); err != nil || dl != want {
+		return fmt.Errorf("sim: unit %d of the spill file is damaged (%d bytes decoded, want %d): %v", u, dl, want, err)
+	}
+	raw, err := s2.Decode(grow(w.raw, want), w.comp)
+	if err != nil {
+		return fmt.Errorf("sim: unit %d of the spill file is damaged: %w", u, err)
+	}
+	w.raw = raw
+	le := binary.LittleEndian
+	for i := range recs {
+		o := &recs[i]
+		o.tm = 0
+		o.size = le.Uint64(raw[8*i:])
+		o.peer = int32(le.Uint32(raw[8*n+4*i:]))
+		o.tag = le.Uint32(raw[12*n+4*i:])
+		o.edge = le.Uint32(raw[16*n+4*i:])
+		if o.edge&edgeList != 0 {
+			o.edge += at
+		}
+		o.pend = le.Uint32(raw[20*n+4*i:])
+	}
+	b := raw[24*n:]
+	if w.multi {
+		for i := range recs {
+			if cn != nil {
+				cn[i] = le.Uint32(b)
+			}
+			b = b[4:]
+		}
+	}
+	if deps == nil {
+		return nil
+	}
+	d := deps[at : int(at)+nl]
+	k := 0
+	for i := range recs {
+		if recs[i].edge&edgeList == 0 {
+			continue
+		}
+		c := le.Uint32(b[4*k:])
+		if int(c) >= nl-k || recs[i].edge != edgeList|(at+uint32(k)) {
+			return fmt.Errorf("sim: unit %d of the spill file is damaged: an edge list of %d at entry %d of %d", u, c, k, nl)
+		}
+		d[k] = c
+		g := g0 + int32(i)
+		for j := k + 1; j <= k+int(c); j++ {
+			x := le.Uint32(b[4*j:])
+			d[j] = uint32(int32(x>>1)+g)<<1 | x&1
+		}
+		k += 1 + int(c)
+	}
+	return nil
+}
+
+// finish records that op g has finished: no run will touch its record, its
+// edge list or its CPU and NIC numbers again. Pages whose ops have all
+// finished are given back.
+func (w *window) finish(p *Program, g int32) {
+	if ed := p.ops[g].edge; ed&edgeList != 0 {
+		at := ed &^ edgeList
+		last := (at + p.deps[at]) >> w.dShift
+		for pg := at >> w.dShift; pg <= last; pg++ {
+			if w.dlive[pg]--; w.dlive[pg] == 0 {
+				dropPage(w.depsMem, int(pg), w.dShift+2)
+			}
+		}
+	}
+	if w.cnMem != nil {
+		pg := g >> w.cShift
+		if w.clive[pg]--; w.clive[pg] == 0 {
+			dropPage(w.cnMem, int(pg), w.cShift+2)
+		}
+	}
+	pg := g >> w.opShift
+	if w.live[pg]--; w.live[pg] == 0 {
+		dropPage(w.opsMem, int(pg), w.opShift+5)
+		w.stats.Drops++
+		w.stats.ResidentOps -= int64(w.liveInit[pg])
+	}
+}
+
+// dropPage gives page pg of mem, pages of 1<<shift bytes, back.
+func dropPage(mem []byte, pg int, shift uint) {
+	lo := pg << shift
+	dropMem(mem[lo:min(lo+1<<shift, len(mem))])
+}
+
+// gone reports whether op g's record has been given back (every op on its
+// page has finished).
+func (w *window) gone(g int32) bool { return w.live[g>>w.opShift] == 0 }
+
+// record returns op g of rank r as a run left it: the loaded record, or,
+// beyond what the run loaded, the record a run starts from, read from the
+// spill file.
+func (w *window) record(p *Program, r, g int32) (*opRec, error) {
+	if g < w.hi[r] {
+		return &p.ops[g], nil
+	}
+	base := p.rankStart[r]
+	k := (g - base) / w.unit
+	lo := base + k*w.unit
+	hi := min(lo+w.unit, p.rankStart[r+1])
+	u := w.rankUnit[r] + k
+	w.scratch = grow(w.scratch, int(hi-lo))
+	if err := w.readUnit(u, lo, w.scratch, nil, nil); err != nil {
+		return nil, err
+	}
+	return &w.scratch[g-lo], nil
+}
+
+// Stream returns the memory use of a streamed Program's last run, and
+// false for a Program held in memory.
+func (p *Program) Stream() (StreamStats, bool) {
+	if p.win == nil {
+		return StreamStats{}, false
+	}
+	return p.win.stats, true
+}
+
+// Close releases what a streamed Program holds outside the Go heap: the
+// memory its runs load records into and its spill file. A Program held in
+// memory has nothing to release. The Program cannot run after Close.
+func (p *Program) Close() error {
+	if p.win == nil {
+		return nil
+	}
+	err := p.win.close()
+	p.win, p.ops, p.deps, p.cn = nil, nil, nil, nil
+	return err
+}
+
+func (w *window) close() error {
+	unmapMem(w.opsMem)
+	unmapMem(w.depsMem)
+	unmapMem(w.cnMem)
+	w.opsMem, w.depsMem, w.cnMem = nil, nil, nil
+	err := w.f.Close()
+	if w.name != "" {
+		if rerr := os.Remove(w.name); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}

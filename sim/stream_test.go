@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/noise"
+	"github.com/gopsim/gopsim/pattern"
+)
+
+func binaryOf(t testing.TB, s *goal.Schedule) []byte {
+	t.Helper()
+	var bin bytes.Buffer
+	if err := goal.WriteBinary(&bin, s); err != nil {
+		t.Fatal(err)
+	}
+	return bin.Bytes()
+}
+
+func streamed(t testing.TB, bin []byte, unit int) *Program {
+	t.Helper()
+	p, err := ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: t.TempDir(), Unit: unit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return p
+}
+
+// TestStreamMatchesMemory: every conformance schedule and a set of
+// generated ones, streamed with units of 1, 3 and 128 ops, gives exactly
+// what the program held in memory gives (times, events, errors), twice
+// in a row, under two parameter sets, with noise and a breakdown. A run
+// that finishes has given back every page of op records: the bookkeeping
+// of finished ops is complete.
+func TestStreamMatchesMemory(t *testing.T) {
+	files, _ := filepath.Glob("testdata/conformance/goal/*.goal")
+	edge, _ := filepath.Glob("testdata/conformance/edge/*.goal")
+	files = append(files, edge...)
+	if len(files) < 30 {
+		t.Fatalf("only %d schedules", len(files))
+	}
+	type named struct {
+		name string
+		s    *goal.Schedule
+	}
+	var cases []named
+	for _, f := range files {
+		cases = append(cases, named{filepath.Base(f), loadText(t, f)})
+	}
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{{"allreduce_recdoub", 128, 1 << 16}, {"linear_alltoall", 33, 100}, {"binomialtreebcast", 1000, 1 << 20}, {"dissemination", 77, 8}} {
+		cases = append(cases, named{fmt.Sprintf("%s_%d", c.name, c.ranks), patternSchedule(t, c.name, c.ranks, c.size)})
+	}
+	params := []Params{DefaultParams(), {L: 0, Overhead: 7, Gap: 100, GapPerByte: 1, OverheadPerByte: 3, EagerLimit: 0}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bin := binaryOf(t, c.s)
+			mem, err := ReadProgram(bytes.NewReader(bin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, unit := range []int{1, 3, 128} {
+				p := streamed(t, bin, unit)
+				if p.NumOps() != mem.NumOps() || p.NumRanks != mem.NumRanks {
+					t.Fatalf("unit %d: %d ops, %d ranks; want %d, %d", unit, p.NumOps(), p.NumRanks, mem.NumOps(), mem.NumRanks)
+				}
+				for pi, par := range params {
+					// Options with a fresh noise model each time: a model
+					// counts what it charged.
+					opts := func() []Options {
+						o := []Options{{Params: par}, {Params: par, Breakdown: true, Queue: HeapQueue}}
+						if pi == 0 {
+							nm, err := noise.New(noise.Config{Seed: 7, PeriodNs: 1000, PeriodDurNs: 37, Stragglers: []int32{1}, Factor: 1.5}, mem.NumRanks)
+							if err != nil {
+								t.Fatal(err)
+							}
+							o = append(o, Options{Params: par, Noise: nm, Breakdown: true})
+						}
+						return o
+					}
+					for oi := range opts() {
+						want, werr := mem.Run(opts()[oi])
+						for run := 0; run < 2; run++ {
+							got, err := p.Run(opts()[oi])
+							if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+								t.Fatalf("unit %d, options %d, run %d: got %+v, %v; in memory %+v, %v", unit, oi, run, got, err, want, werr)
+							}
+							st, ok := p.Stream()
+							if !ok || (st.Loads < int64(p.NumRanks) && p.NumOps() >= p.NumRanks) {
+								t.Fatalf("unit %d: stats %+v", unit, st)
+							}
+							if werr == nil && st.ResidentOps != 0 {
+								t.Fatalf("unit %d: %d op records still in memory after a finished run: %+v", unit, st.ResidentOps, st)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestStreamBoundsMemory: on schedules whose ranks advance together, a
+// streamed run holds a small window of each rank's ops, not the schedule.
+func TestStreamBoundsMemory(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+		unit  int
+
+		iters int
+	}{
+		{"mpi_allreduce", 256, 1 << 10, 16, 400},
+		{"halo3d", 64, 1 << 12, 8, 1000},
+	} {
+		g, err := pattern.New(c.name, pattern.Params{Ranks: c.ranks, Size: c.size, Iterations: c.iters, Compute: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := goal.NewSchedule(g.NumRanks())
+		var x goal.Builder
+		for r := 0; r < g.NumRanks(); r++ {
+			x.Reset(int32(r))
+			g.Rank(&x, r)
+			if err := s.AppendRank(x.Block()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := streamed(t, binaryOf(t, s), c.unit)
+		want, err := Run(s, Options{Params: DefaultParams()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Run(Options{Params: DefaultParams()})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: %+v, %v; want %+v", c.name, got, err, want)
+		}
+		st, _ := p.Stream()
+		t.Logf("%s, %d ranks, %d ops: %+v", c.name, c.ranks, p.NumOps(), st)
+		// Per rank: the page its oldest unfinished op is on, the page
+		// after, and a few units of successors loaded ahead.
+		perPage := int64(1) << p.win.opShift
+		most := int64(c.ranks) * (2*perPage + 4*int64(c.unit))
+		if most > int64(p.NumOps())/4 {
+			t.Fatalf("%s: the bound %d is not far below the %d ops: make the schedule longer", c.name, most, p.NumOps())
+		}
+		if st.PeakOps > most {
+			t.Errorf("%s: %d of %d op records in memory at once, want at most %d", c.name, st.PeakOps, p.NumOps(), most)
+		}
+		if st.Drops == 0 || st.ResidentOps != 0 {
+			t.Errorf("%s: %+v", c.name, st)
+		}
+	}
+}
