@@ -79,6 +79,40 @@ recv 1024b from 0 tag 7
 	// 2 2 [1500 9638]
 }
 
+// A schedule larger than memory is streamed: its op records go to a spill
+// file and a run loads them as it needs them, giving back the pages of
+// finished ops. The results are those of the program held in memory.
+func ExampleReadProgramStream() {
+	s, err := goal.ReadText(strings.NewReader(`num_ranks 2
+rank 0 {
+send 1024b to 1 tag 7
+calc 100
+}
+rank 1 {
+recv 1024b from 0 tag 7
+}
+`), "example.goal")
+	if err != nil {
+		panic(err)
+	}
+	var file bytes.Buffer
+	if err := goal.WriteBinary(&file, s); err != nil {
+		panic(err)
+	}
+	p, err := sim.ReadProgramStream(&file, sim.StreamOptions{}) // spill file in os.TempDir()
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	res, err := p.Run(sim.Options{Params: sim.DefaultParams()})
+	if err != nil {
+		panic(err)
+	}
+	st, _ := p.Stream()
+	fmt.Println(res.PerRank, st.Loads, st.ResidentOps)
+	// Output: [1600 11638] 2 0
+}
+
 func ExampleReadParams() {
 	p, err := sim.ReadParams(strings.NewReader(`{"L_ns": 1000, "S_bytes": 16384}`), "params.json", sim.DefaultParams())
 	fmt.Println(p, err)

@@ -66,6 +66,11 @@ import (
 	"github.com/gopsim/gopsim/goal"
 )
 
+// maxListEntries bounds the edge list entries of a streamed program,
+// which opRec.edge indexes with 31 bits (an in-memory program needs twice
+// its edges while it is built: maxEdges).
+const maxListEntries = edgeList - 1
+
 // DefaultStreamUnit is the number of ops a streamed run loads at a time
 // when StreamOptions.Unit is 0: 128 records, 4 KiB.
 const DefaultStreamUnit = 128
@@ -141,9 +146,6 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 		return nil, err
 	}
 	h := rd.Header()
-	if err := checkResources(h.NumRanks, h.NumCPUs, h.NumNICs); err != nil {
-		return nil, err
-	}
 	dir := opt.Dir
 	if dir == "" {
 		dir = os.TempDir()
@@ -156,8 +158,10 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 	if os.Remove(f.Name()) != nil {
 		w.name = f.Name()
 	}
+	// Per-rank state grows with the blocks read, so that a header that
+	// promises more ranks than the file holds costs nothing.
 	p := &Program{NumRanks: h.NumRanks, NumCPUs: h.NumCPUs, NumNICs: h.NumNICs, win: w,
-		rankStart: make([]int32, h.NumRanks+1), start: make([]rankStartState, h.NumRanks), tooBig: -1}
+		rankStart: []int32{0}, tooBig: -1}
 	if err := w.spill(p, rd); err != nil {
 		w.close()
 		return nil, err
@@ -177,8 +181,6 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 	if w.multi {
 		w.recBytes += 4
 	}
-	w.rankUnit = make([]int32, 0, p.NumRanks+1)
-	w.initHi = make([]int32, p.NumRanks)
 	w.off = append(w.off, 0)
 	w.listAt = append(w.listAt, 0)
 	w.dShift = pageShift(4)
@@ -217,11 +219,12 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		if big >= 0 && p.tooBig < 0 {
 			p.tooBig, p.tooBigSize, p.tooBigKind = int64(base)+int64(big), blk.Ops[big].Size, blk.Ops[big].Kind
 		}
-		if deps+int64(used) > maxEdges {
-			return fmt.Errorf("sim: more than %d edge list entries; the engine takes at most %d", maxEdges, maxEdges)
+		if deps+int64(used) > maxListEntries {
+			return fmt.Errorf("sim: more than %d edge list entries; the engine takes at most %d", maxListEntries, maxListEntries)
 		}
+		p.start = append(p.start, rankStartState{})
 		p.implicit += p.prepare(r, base, recs, lists)
-		w.initHi[r] = initialLoad(recs, lists, base)
+		w.initHi = append(w.initHi, initialLoad(recs, lists, base))
 		// Edge lists by their index in the program's lists; count, per
 		// page of lists, the ops whose list touches it.
 		for i := range recs {
@@ -266,7 +269,10 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		}
 		ops += int64(n)
 		deps += int64(used)
-		p.rankStart[r+1] = int32(ops)
+		p.rankStart = append(p.rankStart, int32(ops))
+	}
+	if int(r) != p.NumRanks { // the Reader checks, but the engine depends on it
+		return fmt.Errorf("sim: the schedule has %d of %d ranks", r, p.NumRanks)
 	}
 	w.rankUnit = append(w.rankUnit, int32(len(w.off)-1))
 	if err := bw.Flush(); err != nil {

@@ -165,3 +165,38 @@ func TestStreamBoundsMemory(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadProgramStream: whatever the bytes, ReadProgramStream agrees with
+// ReadProgram: the same error, or a program that runs to the same result
+// or the same error, with nothing left in memory after a finished run.
+func FuzzReadProgramStream(f *testing.F) {
+	files, _ := filepath.Glob("testdata/conformance/edge/*.goal")
+	for _, name := range files[:min(len(files), 12)] {
+		f.Add(binaryOf(f, loadText(f, name)), uint8(3))
+	}
+	f.Add(binaryOf(f, patternSchedule(f, "linear_alltoall", 5, 100)), uint8(1))
+	f.Add(binaryOf(f, patternSchedule(f, "allreduce_recdoub", 8, 1<<17)), uint8(2))
+	f.Add([]byte{}, uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, unit uint8) {
+		mem, merr := ReadProgram(bytes.NewReader(data))
+		p, err := ReadProgramStream(bytes.NewReader(data), StreamOptions{Dir: t.TempDir(), Unit: int(unit%8) + 1})
+		if fmt.Sprint(err) != fmt.Sprint(merr) {
+			t.Fatalf("ReadProgramStream: %v; ReadProgram: %v", err, merr)
+		}
+		if err != nil {
+			return
+		}
+		defer p.Close()
+		if int64(mem.NumOps())*int64(mem.NumRanks) > 1<<20 {
+			return // runs of huge fuzzed files take too long
+		}
+		want, werr := mem.Run(Options{Params: DefaultParams()})
+		got, gerr := p.Run(Options{Params: DefaultParams()})
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("streamed: %+v, %v; in memory: %+v, %v", got, gerr, want, werr)
+		}
+		if st, _ := p.Stream(); gerr == nil && st.ResidentOps != 0 {
+			t.Fatalf("%+v after a finished run", st)
+		}
+	})
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// TestSimStream: a streamed run (--stream on, or auto under a memory
+// limit the program exceeds) prints exactly what the in-memory run prints,
+// plus the "stream" object; options that need every op in memory are
+// refused with a message saying why.
+func TestSimStream(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "ar.bin")
+	if code, _, errOut := run("gen", "-p", "mpi_allreduce", "--algo", "recdoub", "-s", "64", "-d", "4096", "--iterations", "20", "--compute", "500", "-o", f); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	code, want, errOut := run("sim", "--json", "--stream", "off", "--breakdown", "--noise-period", "1000", "--noise-period-length", "50", f)
+	if code != ExitOK {
+		t.Fatal(errOut)
+	}
+	check := func(name string, args ...string) map[string]any {
+		t.Helper()
+		code, got, errOut := run(append(append([]string{"sim", "--json", "--breakdown", "--noise-period", "1000", "--noise-period-length", "50", "--spill-dir", dir}, args...), f)...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		var g, w map[string]any
+		if err := json.Unmarshal([]byte(got), &g); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(want), &w); err != nil {
+			t.Fatal(err)
+		}
+		st, ok := g["stream"].(map[string]any)
+		if !ok {
+			t.Fatalf("%s: no stream object:\n%s", name, got)
+		}
+		delete(g, "stream")
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		if string(gb) != string(wb) {
+			t.Fatalf("%s: streamed result differs:\n%s\nin memory:\n%s", name, gb, wb)
+		}
+		return st
+	}
+	st := check("on", "--stream", "on", "--stream-unit", "16")
+	if st["unit_ops"].(float64) != 16 || st["peak_ops_in_memory"].(float64) >= 64*20*17 || st["pages_given_back"].(float64) == 0 {
+		t.Errorf("stream report %v", st)
+	}
+
+	// auto streams when the program exceeds 60 % of GOMEMLIMIT
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 20))
+	check("auto")
+	_, _, errOut = run("sim", "--json", "--spill-dir", dir, f)
+	if !strings.Contains(errOut, "streaming it from a spill file") || !strings.Contains(errOut, "GOMEMLIMIT") {
+		t.Errorf("auto: no note on stderr: %q", errOut)
+	}
+	if code, out, _ := run("sim", "--json", "--stream", "off", "--breakdown", "--noise-period", "1000", "--noise-period-length", "50", f); code != ExitOK || out != want {
+		t.Errorf("--stream off under the limit: exit %d", code)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stream", "on", "--critical-path", f}, "keep a record of every op"},
+		{[]string{"--stream", "on", "--model", "logfp", f}, "--model logfp keeps state for every op"},
+		{[]string{"--stream", "on", "--model", "all", f}, "--model all"},
+		{[]string{"--stream", "on", writeFile(t, dir, "pp.goal", pingpong)}, "needs a binary schedule"},
+		{[]string{"--stream", "maybe", f}, "expected auto, on or off"},
+		{[]string{"--stream", "on", "--stream-unit", "-3", f}, "stream unit of -3 ops"},
+		{[]string{"--stream", "on", "--spill-dir", filepath.Join(dir, "none"), f}, "spill file"},
+	} {
+		code, _, errOut := run(append([]string{"sim"}, c.args...)...)
+		if code == ExitOK || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want an error with %q", c.args, code, errOut, c.want)
+		}
+	}
+}
