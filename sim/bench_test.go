@@ -193,3 +193,52 @@ func BenchmarkReadProgram(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRunStream reads a binary schedule into a streamed program
+// (spill file in the test's temporary directory) and runs it, against the
+// same in memory: the cost of bounded memory.
+func BenchmarkRunStream(b *testing.B) {
+	g, err := pattern.New("mpi_allreduce", pattern.Params{Ranks: 4096, Size: 8, Algo: "recdoub", Iterations: 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := goal.NewSchedule(g.NumRanks())
+	var x goal.Builder
+	for r := 0; r < g.NumRanks(); r++ {
+		x.Reset(int32(r))
+		g.Rank(&x, r)
+		if err := s.AppendRank(x.Block()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var bin bytes.Buffer
+	if err := goal.WriteBinary(&bin, s); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"memory", "stream"} {
+		b.Run(mode, func(b *testing.B) {
+			b.ReportAllocs()
+			var events uint64
+			for b.Loop() {
+				var p *Program
+				var err error
+				if mode == "memory" {
+					p, err = ReadProgram(bytes.NewReader(bin.Bytes()))
+				} else {
+					p, err = ReadProgramStream(bytes.NewReader(bin.Bytes()), StreamOptions{Dir: b.TempDir()})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := p.Run(Options{Params: DefaultParams()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+				p.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			b.ReportMetric(float64(len(s.Ops)), "ops")
+		})
+	}
+}

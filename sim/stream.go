@@ -59,6 +59,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
@@ -184,8 +185,9 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 	w.off = append(w.off, 0)
 	w.listAt = append(w.listAt, 0)
 	w.dShift = pageShift(4)
+	blocks, stop := decodeAhead(rd)
+	defer stop()
 	var (
-		blk   goal.RankBlock
 		recs  []opRec
 		cn    []uint32
 		lists []uint32
@@ -195,13 +197,14 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		r     int32
 	)
 	for ; ; r++ {
-		err := rd.Next(&blk)
-		if errors.Is(err, io.EOF) {
+		d := <-blocks
+		if errors.Is(d.err, io.EOF) {
 			break
 		}
-		if err != nil {
-			return err
+		if d.err != nil {
+			return d.err
 		}
+		blk := d.blk
 		n := len(blk.Ops)
 		if ops+int64(n) > math.MaxInt32 {
 			return fmt.Errorf("sim: more than %d ops; the engine takes at most %d", int64(math.MaxInt32), int64(math.MaxInt32))
@@ -270,6 +273,7 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		ops += int64(n)
 		deps += int64(used)
 		p.rankStart = append(p.rankStart, int32(ops))
+		d.free <- blk
 	}
 	if int(r) != p.NumRanks { // the Reader checks, but the engine depends on it
 		return fmt.Errorf("sim: the schedule has %d of %d ranks", r, p.NumRanks)
@@ -288,6 +292,51 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 }
 
 func unit(w *window) int { return int(w.unit) }
+
+// decoded is a rank block decoded ahead, or the error that ended the
+// blocks (io.EOF after the last); blk goes back on free once used.
+type decoded struct {
+	blk  *goal.RankBlock
+	err  error
+	free chan<- *goal.RankBlock
+}
+
+// decodeAhead decodes rd's rank blocks on another goroutine, a few blocks
+// ahead of the one being spilled, so that decoding and spilling use two
+// CPUs. stop ends the goroutine and waits for it, so that rd is the
+// caller's again.
+func decodeAhead(rd *goal.Reader) (<-chan decoded, func()) {
+	const ahead = 4
+	out := make(chan decoded, ahead)
+	free := make(chan *goal.RankBlock, ahead+1)
+	for range ahead + 1 {
+		free <- new(goal.RankBlock)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			var b *goal.RankBlock
+			select {
+			case b = <-free:
+			case <-done:
+				return
+			}
+			err := rd.Next(b)
+			select {
+			case out <- decoded{blk: b, err: err, free: free}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out, func() { close(done); wg.Wait() }
+}
 
 // grow returns s with length n, reusing its storage when it is enough.
 func grow[T any](s []T, n int) []T {
