@@ -170,6 +170,9 @@ func checkResources(ranks, cpus, nics int) error {
 }
 
 func (p *Program) run(opt Options) (*Result, error) {
+	if p.closed {
+		return nil, fmt.Errorf("sim: the streamed program was closed")
+	}
 	if p.tooBig >= 0 {
 		g := int32(p.tooBig)
 		r := p.rankOf(g)

@@ -45,7 +45,8 @@ type Program struct {
 	// win, when not nil, holds the records in a spill file and loads
 	// them as a run needs them (ReadProgramStream): ops, deps and cn are
 	// then views of memory that is filled and given back during a run.
-	win *window
+	win    *window
+	closed bool // a streamed program after Close
 }
 
 // opRec is one op: its kind and fields, its successor edges and its run

@@ -661,6 +661,7 @@ func (p *Program) Close() error {
 	}
 	err := p.win.close()
 	p.win, p.ops, p.deps, p.cn = nil, nil, nil, nil
+	p.closed = true
 	return err
 }
 

@@ -3,8 +3,10 @@ package sim
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
@@ -199,4 +201,29 @@ func FuzzReadProgramStream(f *testing.F) {
 			t.Fatalf("%+v after a finished run", st)
 		}
 	})
+}
+
+// TestStreamClosed: a closed streamed program refuses to run, and the
+// spill file is gone from its directory from the start.
+func TestStreamClosed(t *testing.T) {
+	dir := t.TempDir()
+	p, err := ReadProgramStream(bytes.NewReader(binaryOf(t, patternSchedule(t, "dissemination", 16, 8))), StreamOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("spill directory holds %v", ents)
+	}
+	if _, err := p.Run(Options{Params: DefaultParams()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(Options{Params: DefaultParams()}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("run after Close: %v", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
 }
