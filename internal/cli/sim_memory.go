@@ -83,6 +83,7 @@ func (m *simMemory) open(r io.Reader, reopen func() (io.Reader, func(), error), 
 	stream := sim.StreamOptions{Dir: m.spillDir, Unit: m.unit}
 	switch m.mode {
 	case "on":
+		m.checkDir(log)
 		return sim.ReadProgramStream(r, stream)
 	case "off":
 		return sim.ReadProgram(r)
@@ -100,7 +101,20 @@ func (m *simMemory) open(r io.Reader, reopen func() (io.Reader, func(), error), 
 		return nil, err
 	}
 	defer done()
+	m.checkDir(log)
 	return sim.ReadProgramStream(r2, stream)
+}
+
+// checkDir warns when the spill file would go to a file system held in
+// memory.
+func (m *simMemory) checkDir(log io.Writer) {
+	dir := m.spillDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if log != nil && inMemoryFS(dir) {
+		fmt.Fprintf(log, "gopsim sim: warning: the spill file goes to %s, a file system in memory (tmpfs), where it takes the memory streaming saves; give --spill-dir on a disk\n", dir)
+	}
 }
 
 // streamReport describes a streamed run in results.

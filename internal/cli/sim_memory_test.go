@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -78,6 +79,20 @@ func TestSimStream(t *testing.T) {
 		code, _, errOut := run(append([]string{"sim"}, c.args...)...)
 		if code == ExitOK || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, %q; want an error with %q", c.args, code, errOut, c.want)
+		}
+	}
+
+	// A spill directory in memory (tmpfs; /dev/shm on Linux) gets a
+	// warning.
+	if inMemoryFS("/dev/shm") {
+		shm, err := os.MkdirTemp("/dev/shm", "gopsim-test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(shm)
+		code, _, errOut := run("sim", "--json", "--stream", "on", "--spill-dir", shm, f)
+		if code != ExitOK || !strings.Contains(errOut, "a file system in memory (tmpfs)") {
+			t.Errorf("spill in /dev/shm: exit %d, %q", code, errOut)
 		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package cli
+
+func inMemoryFS(dir string) bool { return false }
