@@ -194,7 +194,9 @@ func Sim(o SimOptions, w io.Writer) error {
 	if name == "" {
 		name = "examples/" + examples.Default + " (embedded)"
 	}
-	p, format, err := loadProgram(o.Input, o.Params, &o.Memory, o.Log)
+	popt := o.Progress
+	popt.Quiet = popt.Quiet || o.Quiet || o.Log == nil
+	p, format, err := loadProgram(o.Input, o.Params, &o.Memory, o.Log, popt)
 	if err != nil {
 		return err
 	}
@@ -225,8 +227,6 @@ func Sim(o SimOptions, w io.Writer) error {
 	if o.Model.all {
 		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)
 	}
-	popt := o.Progress
-	popt.Quiet = popt.Quiet || o.Quiet || o.Log == nil
 	bar := progress.NewWith(o.Log, int64(p.NumOps()), "ops", popt)
 	stop := func() {}
 	if bar.Enabled() {
@@ -311,9 +311,11 @@ func Sim(o SimOptions, w io.Writer) error {
 // engine. A binary schedule is decoded straight into the program
 // (sim.ReadProgram), in parallel and without the goal.Schedule in between,
 // or streamed from a spill file (mem, sim.ReadProgramStream); a text one
-// is read, then compiled. Notes go to log.
-func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer) (*sim.Program, goal.Format, error) {
+// is read, then compiled. Notes and the spill pass's progress bar (popt)
+// go to log.
+func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, popt progress.Options) (*sim.Program, goal.Format, error) {
 	var r io.Reader
+	var size int64
 	name := path
 	if path == "" {
 		name = "examples/" + examples.Default
@@ -321,13 +323,16 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer) 
 		if err != nil {
 			return nil, goal.FormatText, err
 		}
-		r = bytes.NewReader(data)
+		r, size = bytes.NewReader(data), int64(len(data))
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, goal.FormatText, err
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
 		r = f
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
@@ -339,7 +344,7 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer) 
 			}
 			return bufio.NewReaderSize(f, 1<<16), func() { f.Close() }, nil
 		}
-		p, err := mem.open(br, reopen, log)
+		p, err := mem.open(br, size, reopen, log, popt)
 		if err != nil {
 			return nil, goal.FormatBinary, fmt.Errorf("%s: %w", name, err)
 		}

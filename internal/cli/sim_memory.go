@@ -11,7 +11,9 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
+	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -76,15 +78,14 @@ func memoryBudget() (int64, string) {
 	return 0, ""
 }
 
-// open reads the binary schedule at path: into memory, or streamed when
-// asked or, in auto mode, when it would need more than 60 % of the
-// memory budget. reopen gives the file again from its start.
-func (m *simMemory) open(r io.Reader, reopen func() (io.Reader, func(), error), log io.Writer) (*sim.Program, error) {
-	stream := sim.StreamOptions{Dir: m.spillDir, Unit: m.unit}
+// open reads a binary schedule of size bytes from r: into memory, or
+// streamed when asked or, in auto mode, when it would need more than 60 %
+// of the memory budget. reopen gives the file again from its start.
+// Notes and the spill pass's progress bar (popt) go to log.
+func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func(), error), log io.Writer, popt progress.Options) (*sim.Program, error) {
 	switch m.mode {
 	case "on":
-		m.checkDir(log)
-		return sim.ReadProgramStream(r, stream)
+		return m.spill(r, size, log, popt)
 	case "off":
 		return sim.ReadProgram(r)
 	}
@@ -101,8 +102,37 @@ func (m *simMemory) open(r io.Reader, reopen func() (io.Reader, func(), error), 
 		return nil, err
 	}
 	defer done()
+	return m.spill(r2, size, log, popt)
+}
+
+// spill reads the schedule in r, size bytes, into a streamed program,
+// with a progress bar of the bytes read.
+func (m *simMemory) spill(r io.Reader, size int64, log io.Writer, popt progress.Options) (*sim.Program, error) {
 	m.checkDir(log)
-	return sim.ReadProgramStream(r2, stream)
+	bar := progress.NewWith(log, size, "bytes spilled", popt)
+	cr := &countingReader{r: r}
+	stop := bar.Poll(cr.n.Load, 0)
+	p, err := sim.ReadProgramStream(cr, sim.StreamOptions{Dir: m.spillDir, Unit: m.unit})
+	stop()
+	if err != nil {
+		bar.Abandon()
+		return nil, err
+	}
+	bar.Finish()
+	return p, nil
+}
+
+// countingReader counts the bytes read through it, for a progress bar
+// on another goroutine.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // checkDir warns when the spill file would go to a file system held in

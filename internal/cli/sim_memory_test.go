@@ -7,6 +7,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gopsim/gopsim/progress"
 )
 
 // TestSimStream: a streamed run (--stream on, or auto under a memory
@@ -93,6 +96,33 @@ func TestSimStream(t *testing.T) {
 		code, _, errOut := run("sim", "--json", "--stream", "on", "--spill-dir", shm, f)
 		if code != ExitOK || !strings.Contains(errOut, "a file system in memory (tmpfs)") {
 			t.Errorf("spill in /dev/shm: exit %d, %q", code, errOut)
+		}
+	}
+}
+
+// TestSimStreamProgress: on a terminal, the spill pass draws a bar of the
+// input's bytes before the run's bar of ops; nothing is drawn otherwise.
+func TestSimStreamProgress(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "d.bin")
+	if code, _, errOut := run("gen", "-p", "dissemination", "-s", "4096", "-d", "8", "-o", f); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	for _, terminal := range []bool{true, false} {
+		var out, log strings.Builder
+		o := SimOptions{Input: f, Params: simDefaults(), Log: &log, JSON: true,
+			Progress: progress.Options{Terminal: terminal, Throttle: time.Nanosecond}}
+		o.Memory.mode, o.Memory.spillDir = "on", dir
+		if err := Sim(o, &out); err != nil {
+			t.Fatal(err)
+		}
+		l := log.String()
+		spill, ops := strings.Index(l, "bytes spilled"), strings.LastIndex(l, "ops")
+		if terminal && (spill < 0 || ops < spill || !strings.Contains(l[:ops], "100%")) {
+			t.Errorf("terminal: log %q: want the spill bar at 100%% before the ops bar", l)
+		}
+		if !terminal && l != "" {
+			t.Errorf("not a terminal: log %q", l)
 		}
 	}
 }
