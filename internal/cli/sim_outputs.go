@@ -41,26 +41,16 @@ func (s *simOutputs) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.window, "timeline-window", "", "time window `T0:T1` in ns the timelines show (either side may be empty)")
 }
 
-// options asks the engine for what the outputs need: the breakdown for
-// --breakdown and for JSON, whose totals always include it (text without
-// --breakdown does not show it, and it slows a large run down by a
-// third), the per-op record (72 bytes per op) only for a critical path or
-// a timeline.
+// options asks the engine for what the outputs need: the breakdown only
+// for --breakdown (it costs 64 bytes a rank and slows a large run down by
+// a tenth to a third, so a plain --json run, the one issue 4's table
+// measures, goes without), the per-op record (72 bytes per op) only for a
+// critical path or a timeline.
 func (s *simOutputs) options(opt *sim.Options) {
-	opt.Breakdown = s.breakdown || !s.textOnly()
+	opt.Breakdown = s.breakdown
 	if s.critical || s.chrome != "" || s.paraver != "" {
 		opt.Record = true
 	}
-}
-
-// textOnly reports whether the command line asked for text output; it
-// cannot tell (and says false) when Sim was called without flags.
-func (s *simOutputs) textOnly() bool {
-	if s.fs == nil {
-		return false
-	}
-	f := s.fs.Lookup("json")
-	return f != nil && f.Value.String() == "false"
 }
 
 // breakdownReport is the "breakdown" part of the JSON result: totals over

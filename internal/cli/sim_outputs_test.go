@@ -113,6 +113,36 @@ func TestSimOutputsJSON(t *testing.T) {
 		slices.Sort(k)
 		return k
 	}
+	checkCP := func(t *testing.T, d doc, want bool, length float64) {
+		t.Helper()
+		cp, has := d["critical_path"].(doc)
+		if has != want {
+			t.Fatalf("critical_path present %v, want %v", has, want)
+		}
+		if !want {
+			return
+		}
+		if got := keys(cp); !reflect.DeepEqual(got, []string{"bandwidth_ns", "calc_ns", "latency_ns", "length_ns", "noise_ns", "overhead_ns", "steps", "wait_ns"}) {
+			t.Errorf("critical_path keys %v", got)
+		}
+		if cp["length_ns"] != length || cp["calc_ns"] != 2100.0 || cp["overhead_ns"] != 4500.0 || cp["latency_ns"] != 2500.0 {
+			t.Errorf("critical path %v", cp)
+		}
+		steps := cp["steps"].([]any)
+		if len(steps) != 5 {
+			t.Fatalf("%d steps, want 5", len(steps))
+		}
+		if got := keys(steps[0]); !reflect.DeepEqual(got, []string{"bytes", "end_ns", "kind", "label", "op", "peer", "rank", "start_ns", "what"}) {
+			t.Errorf("step keys %v", got)
+		}
+		var kinds []string
+		for _, s := range steps {
+			kinds = append(kinds, s.(doc)["kind"].(string))
+		}
+		if !reflect.DeepEqual(kinds, []string{"calc", "send", "message", "recv", "calc"}) {
+			t.Errorf("step kinds %v", kinds)
+		}
+	}
 	for _, tc := range []struct {
 		name         string
 		args         []string
@@ -121,17 +151,21 @@ func TestSimOutputsJSON(t *testing.T) {
 		wantSlowest  []any
 		wantCPLength float64
 	}{
-		{name: "plain", wantTotals: map[string]float64{"calc_ns": 2100, "send_overhead_ns": 3000, "recv_overhead_ns": 3054,
+		{name: "plain"},
+		{name: "breakdown", args: []string{"--breakdown"}, perRank: true, wantTotals: map[string]float64{"calc_ns": 2100, "send_overhead_ns": 3000, "recv_overhead_ns": 3054,
 			"wait_ns": 4100 + 5600, "noise_ns": 0, "nic_busy_ns": 2054 + 1054 + 1000}},
-		{name: "breakdown", args: []string{"--breakdown"}, perRank: true},
 		{name: "critical path", args: []string{"--critical-path"}, cp: true, wantCPLength: 9100},
 		{name: "both", args: []string{"--breakdown", "--critical-path"}, perRank: true, cp: true, wantCPLength: 9100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := decode(tc.args...)
 			bd, ok := d["breakdown"].(doc)
+			if ok != tc.perRank {
+				t.Fatalf("breakdown present %v, want %v (only with --breakdown): %v", ok, tc.perRank, d)
+			}
 			if !ok {
-				t.Fatalf("no breakdown in %v", d)
+				checkCP(t, d, tc.cp, tc.wantCPLength)
+				return
 			}
 			wantKeys := []string{"slowest", "totals"}
 			if tc.perRank {
@@ -163,33 +197,7 @@ func TestSimOutputsJSON(t *testing.T) {
 					t.Errorf("rank 2: %v", r2)
 				}
 			}
-			cp, has := d["critical_path"].(doc)
-			if has != tc.cp {
-				t.Fatalf("critical_path present %v, want %v", has, tc.cp)
-			}
-			if !tc.cp {
-				return
-			}
-			if got := keys(cp); !reflect.DeepEqual(got, []string{"bandwidth_ns", "calc_ns", "latency_ns", "length_ns", "noise_ns", "overhead_ns", "steps", "wait_ns"}) {
-				t.Errorf("critical_path keys %v", got)
-			}
-			if cp["length_ns"] != tc.wantCPLength || cp["calc_ns"] != 2100.0 || cp["overhead_ns"] != 4500.0 || cp["latency_ns"] != 2500.0 {
-				t.Errorf("critical path %v", cp)
-			}
-			steps := cp["steps"].([]any)
-			if len(steps) != 5 {
-				t.Fatalf("%d steps, want 5", len(steps))
-			}
-			if got := keys(steps[0]); !reflect.DeepEqual(got, []string{"bytes", "end_ns", "kind", "label", "op", "peer", "rank", "start_ns", "what"}) {
-				t.Errorf("step keys %v", got)
-			}
-			var kinds []string
-			for _, s := range steps {
-				kinds = append(kinds, s.(doc)["kind"].(string))
-			}
-			if !reflect.DeepEqual(kinds, []string{"calc", "send", "message", "recv", "calc"}) {
-				t.Errorf("step kinds %v", kinds)
-			}
+			checkCP(t, d, tc.cp, tc.wantCPLength)
 		})
 	}
 }
