@@ -25,14 +25,28 @@ type Edge struct {
 }
 
 // OpInfo returns the static fields of op g (global index, 0 <= g <
-// NumOps()).
+// NumOps()). A streamed program (ReadProgramStream) reads them from its
+// spill file, a unit at a time: slow, and the zero OpInfo but for Rank and
+// Index if the file cannot be read.
 func (p *Program) OpInfo(g int32) OpInfo {
-	o := &p.ops[g]
 	r := p.rankOf(g)
-	info := OpInfo{Rank: r, Index: g - p.rankStart[r], Kind: o.kind(), Peer: o.peer, Tag: o.tag, Size: o.bytes()}
-	if p.cn != nil {
-		info.CPU, info.NIC = uint16(p.cn[g]>>16), uint16(p.cn[g])
+	info := OpInfo{Rank: r, Index: g - p.rankStart[r]}
+	var o *opRec
+	var cn uint32
+	if p.win != nil {
+		rec, c, _, err := p.win.static(p, int32(r), g, nil)
+		if err != nil {
+			return info
+		}
+		o, cn = &rec, c
+	} else {
+		o = &p.ops[g]
+		if p.cn != nil {
+			cn = p.cn[g]
+		}
 	}
+	info.Kind, info.Peer, info.Tag, info.Size = o.kind(), o.peer, o.tag, o.bytes()
+	info.CPU, info.NIC = uint16(cn>>16), uint16(cn)
 	return info
 }
 
@@ -45,8 +59,16 @@ func (p *Program) Label(g int32) string { return p.label(p.rankOf(g), g) }
 func (p *Program) RankOps(r int) (lo, hi int32) { return p.rankStart[r], p.rankStart[r+1] }
 
 // Succ appends the successors of op g to buf and returns it, in the order
-// the schedule gave the edges.
+// the schedule gave the edges. A streamed program reads them from its
+// spill file (see OpInfo); if it cannot, it appends none.
 func (p *Program) Succ(g int32, buf []Edge) []Edge {
+	if p.win != nil {
+		out, err := p.win.succ(p, g, buf)
+		if err != nil {
+			return buf
+		}
+		return out
+	}
 	ed := p.ops[g].edge
 	if ed&edgeList == 0 {
 		if ed != 0 {

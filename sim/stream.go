@@ -510,7 +510,7 @@ func (w *window) load(p *Program, r, upto int32) {
 		if p.cn != nil {
 			cn = p.cn[lo:hi]
 		}
-		if err := w.readUnit(u, lo, p.ops[lo:hi], cn, p.deps); err != nil {
+		if err := w.readUnit(u, lo, p.ops[lo:hi], cn, p.deps[w.listAt[u]:w.listAt[u+1]]); err != nil {
 			panic(spillError{err})
 		}
 		w.hi[r] = hi
@@ -521,8 +521,8 @@ func (w *window) load(p *Program, r, upto int32) {
 }
 
 // readUnit decodes unit u, whose first op is g0 (see encodeUnit), into
-// recs, cn and deps, its edge lists at their index; cn and deps may be
-// nil.
+// recs, cn and deps, its edge lists (deps[i] is the program's
+// deps[listAt[u]+i]); cn and deps may be nil.
 func (w *window) readUnit(u, g0 int32, recs []opRec, cn []uint32, deps []uint32) error {
 	nb := int(w.off[u+1] - w.off[u])
 	w.comp = grow(w.comp, nb)
@@ -566,7 +566,7 @@ func (w *window) readUnit(u, g0 int32, recs []opRec, cn []uint32, deps []uint32)
 	if deps == nil {
 		return nil
 	}
-	d := deps[at : int(at)+nl]
+	d := deps[:nl]
 	k := 0
 	for i := range recs {
 		if recs[i].edge&edgeList == 0 {
@@ -643,6 +643,42 @@ func (w *window) record(p *Program, r, g int32) (*opRec, error) {
 	return &w.scratch[g-lo], nil
 }
 
+// static returns op g of rank r as the schedule gives it, read from the
+// spill file: its record as a run starts from it, its CPU and NIC
+// numbers, and its successors appended to buf (Program.Succ's order).
+func (w *window) static(p *Program, r, g int32, buf []Edge) (opRec, uint32, []Edge, error) {
+	base := p.rankStart[r]
+	k := (g - base) / w.unit
+	lo := base + k*w.unit
+	hi := min(lo+w.unit, p.rankStart[r+1])
+	u := w.rankUnit[r] + k
+	recs := make([]opRec, hi-lo)
+	var cn []uint32
+	if w.multi {
+		cn = make([]uint32, hi-lo)
+	}
+	deps := make([]uint32, w.listAt[u+1]-w.listAt[u])
+	if err := w.readUnit(u, lo, recs, cn, deps); err != nil {
+		return opRec{}, 0, buf, err
+	}
+	o := recs[g-lo]
+	var c uint32
+	if cn != nil {
+		c = cn[g-lo]
+	}
+	if ed := o.edge; ed&edgeList == 0 {
+		if ed != 0 {
+			buf = append(buf, Edge{Op: g + int32(ed>>1), Start: ed&1 != 0})
+		}
+	} else {
+		at := ed&^edgeList - w.listAt[u]
+		for _, d := range deps[at+1 : at+1+deps[at]] {
+			buf = append(buf, Edge{Op: int32(d >> 1), Start: d&1 != 0})
+		}
+	}
+	return o, c, buf, nil
+}
+
 // Stream returns the memory use of a streamed Program's last run, and
 // false for a Program held in memory.
 func (p *Program) Stream() (StreamStats, bool) {
@@ -677,4 +713,10 @@ func (w *window) close() error {
 		}
 	}
 	return err
+}
+
+// succ is Program.Succ for a streamed program.
+func (w *window) succ(p *Program, g int32, buf []Edge) ([]Edge, error) {
+	_, _, out, err := w.static(p, int32(p.rankOf(g)), g, buf)
+	return out, err
 }

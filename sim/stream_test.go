@@ -227,3 +227,40 @@ func TestStreamClosed(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 }
+
+// TestStreamOpInfo: a streamed program describes every op (OpInfo, Succ,
+// Preds, Label) as the program held in memory does, before and after a
+// run has loaded and given back its records.
+func TestStreamOpInfo(t *testing.T) {
+	files, _ := filepath.Glob("testdata/conformance/edge/*.goal")
+	files = append(files, "testdata/conformance/goal/allreduce_recdoub_n64_d65536.goal")
+	for _, f := range files {
+		bin := binaryOf(t, loadText(t, f))
+		mem, err := ReadProgram(bytes.NewReader(bin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := streamed(t, bin, 3)
+		for run := 0; run < 2; run++ {
+			for g := int32(0); g < int32(mem.NumOps()); g++ {
+				if got, want := p.OpInfo(g), mem.OpInfo(g); got != want {
+					t.Fatalf("%s, op %d: OpInfo %+v, want %+v", f, g, got, want)
+				}
+				if got, want := p.Succ(g, nil), mem.Succ(g, nil); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, op %d: Succ %v, want %v", f, g, got, want)
+				}
+				if got, want := p.Label(g), mem.Label(g); got != want {
+					t.Fatalf("%s, op %d: Label %q, want %q", f, g, got, want)
+				}
+			}
+			for r := 0; r < mem.NumRanks; r++ {
+				s1, e1 := p.Preds(r)
+				s2, e2 := mem.Preds(r)
+				if !reflect.DeepEqual(s1, s2) || !reflect.DeepEqual(e1, e2) {
+					t.Fatalf("%s, rank %d: Preds differ", f, r)
+				}
+			}
+			p.Run(Options{Params: DefaultParams()})
+		}
+	}
+}
