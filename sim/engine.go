@@ -928,7 +928,7 @@ func (e *engine) stuck() error {
 				break
 			}
 			d.Total++
-			o, err := e.win.record(p, int32(r), g)
+			o, _, _, err := e.win.static(p, int32(r), g, nil)
 			if err != nil {
 				return err
 			}

@@ -119,7 +119,6 @@ type window struct {
 	opsMem, depsMem, cnMem         []byte
 	comp, raw                      []byte
 	stats                          StreamStats
-	scratch                        []opRec // for stuck reports
 	recBytes                       int
 	numOps                         int32
 }
@@ -623,25 +622,6 @@ func dropPage(mem []byte, pg int, shift uint) {
 // gone reports whether op g's record has been given back (every op on its
 // page has finished).
 func (w *window) gone(g int32) bool { return w.live[g>>w.opShift] == 0 }
-
-// record returns op g of rank r as a run left it: the loaded record, or,
-// beyond what the run loaded, the record a run starts from, read from the
-// spill file.
-func (w *window) record(p *Program, r, g int32) (*opRec, error) {
-	if g < w.hi[r] {
-		return &p.ops[g], nil
-	}
-	base := p.rankStart[r]
-	k := (g - base) / w.unit
-	lo := base + k*w.unit
-	hi := min(lo+w.unit, p.rankStart[r+1])
-	u := w.rankUnit[r] + k
-	w.scratch = grow(w.scratch, int(hi-lo))
-	if err := w.readUnit(u, lo, w.scratch, nil, nil); err != nil {
-		return nil, err
-	}
-	return &w.scratch[g-lo], nil
-}
 
 // static returns op g of rank r as the schedule gives it, read from the
 // spill file: its record as a run starts from it, its CPU and NIC

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -261,6 +262,42 @@ func TestStreamOpInfo(t *testing.T) {
 				}
 			}
 			p.Run(Options{Params: DefaultParams()})
+		}
+	}
+}
+
+// TestStreamDeadlock: a streamed run that cannot finish reports the same
+// stuck ops as the program in memory, including ops it never loaded (a
+// receive that never matches holds back the rest of its rank).
+func TestStreamDeadlock(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("num_ranks 2\nrank 0 {\n  first: send 10b to 1 tag 5\n  r: recv 8b from 1 tag 9\n")
+	for i := 0; i < 70; i++ {
+		fmt.Fprintf(&b, "  c%d: calc %d\n  c%d requires %s\n", i, 10+i, i, map[bool]string{true: "r", false: fmt.Sprintf("c%d", i-1)}[i == 0])
+	}
+	b.WriteString("}\nrank 1 {\n  recv 10b from 0 tag 5\n}\n")
+	s, err := goal.ReadText(strings.NewReader(b.String()), "stuck.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := binaryOf(t, s)
+	mem, err := ReadProgram(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want := mem.Run(Options{Params: DefaultParams()})
+	var d *DeadlockError
+	if !errors.As(want, &d) || d.Total != 71 {
+		t.Fatalf("in memory: %v", want)
+	}
+	for _, unit := range []int{1, 4} {
+		p := streamed(t, bin, unit)
+		_, got := p.Run(Options{Params: DefaultParams()})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("unit %d: %v\nin memory: %v", unit, got, want)
+		}
+		if p.win.hi[0] >= p.rankStart[1] {
+			t.Fatalf("unit %d: rank 0 was loaded whole; the test needs ops never loaded", unit)
 		}
 	}
 }
