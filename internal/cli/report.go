@@ -46,8 +46,9 @@ loads, the critical path (a table and its compute / overhead / latency /
 bandwidth / wait / noise shares), a zoomable timeline of a subset of the
 ranks (--timeline; mouse wheel or buttons zoom, dragging pans) and sweep
 plots (--sweep: the result against each swept parameter, one line per
-value of the others). RESULT.json is the output of gopsim sim --json;
-sections whose data it lacks are left out with a note.
+value of the others). RESULT.json is the output of gopsim sim --json
+(with --breakdown and --critical-path for those sections); sections whose
+data it lacks are left out with a note.
 
 Flags:
 `)
