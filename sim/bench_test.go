@@ -115,7 +115,14 @@ func BenchmarkRunDissemination(b *testing.B) {
 // patternSchedule builds the schedule `gopsim gen -p name -s ranks -d size` writes.
 func patternSchedule(tb testing.TB, name string, ranks int, size uint64) *goal.Schedule {
 	tb.Helper()
-	g, err := pattern.New(name, pattern.Params{Ranks: ranks, Size: size})
+	return patternScheduleWith(tb, name, pattern.Params{Ranks: ranks, Size: size})
+}
+
+// patternScheduleWith builds the schedule of pattern name with the
+// parameters of `gopsim gen`'s flags.
+func patternScheduleWith(tb testing.TB, name string, par pattern.Params) *goal.Schedule {
+	tb.Helper()
+	g, err := pattern.New(name, par)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -198,23 +205,8 @@ func BenchmarkReadProgram(b *testing.B) {
 // (spill file in the test's temporary directory) and runs it, against the
 // same in memory: the cost of bounded memory.
 func BenchmarkRunStream(b *testing.B) {
-	g, err := pattern.New("mpi_allreduce", pattern.Params{Ranks: 4096, Size: 8, Algo: "recdoub", Iterations: 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := goal.NewSchedule(g.NumRanks())
-	var x goal.Builder
-	for r := 0; r < g.NumRanks(); r++ {
-		x.Reset(int32(r))
-		g.Rank(&x, r)
-		if err := s.AppendRank(x.Block()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	var bin bytes.Buffer
-	if err := goal.WriteBinary(&bin, s); err != nil {
-		b.Fatal(err)
-	}
+	s := patternScheduleWith(b, "mpi_allreduce", pattern.Params{Ranks: 4096, Size: 8, Algo: "recdoub", Iterations: 20})
+	bin := binaryOf(b, s)
 	for _, mode := range []string{"memory", "stream"} {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()
@@ -223,9 +215,9 @@ func BenchmarkRunStream(b *testing.B) {
 				var p *Program
 				var err error
 				if mode == "memory" {
-					p, err = ReadProgram(bytes.NewReader(bin.Bytes()))
+					p, err = ReadProgram(bytes.NewReader(bin))
 				} else {
-					p, err = ReadProgramStream(bytes.NewReader(bin.Bytes()), StreamOptions{Dir: b.TempDir()})
+					p, err = ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: b.TempDir()})
 				}
 				if err != nil {
 					b.Fatal(err)

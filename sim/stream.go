@@ -244,8 +244,8 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		}
 		w.rankUnit = append(w.rankUnit, int32(len(w.off)-1))
 		cur := 0 // the next list entry, in lists
-		for lo := 0; lo < n; lo += unit(w) {
-			hi := min(lo+unit(w), n)
+		for lo := 0; lo < n; lo += int(w.unit) {
+			hi := min(lo+int(w.unit), n)
 			start := cur
 			for i := lo; i < hi; i++ {
 				if ed := recs[i].edge; ed&edgeList != 0 {
@@ -289,8 +289,6 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 	w.comp, w.raw = nil, nil
 	return nil
 }
-
-func unit(w *window) int { return int(w.unit) }
 
 // decoded is a rank block decoded ahead, or the error that ended the
 // blocks (io.EOF after the last); blk goes back on free once used.

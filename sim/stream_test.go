@@ -129,19 +129,7 @@ func TestStreamBoundsMemory(t *testing.T) {
 		{"mpi_allreduce", 256, 1 << 10, 16, 400},
 		{"halo3d", 64, 1 << 12, 8, 1000},
 	} {
-		g, err := pattern.New(c.name, pattern.Params{Ranks: c.ranks, Size: c.size, Iterations: c.iters, Compute: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := goal.NewSchedule(g.NumRanks())
-		var x goal.Builder
-		for r := 0; r < g.NumRanks(); r++ {
-			x.Reset(int32(r))
-			g.Rank(&x, r)
-			if err := s.AppendRank(x.Block()); err != nil {
-				t.Fatal(err)
-			}
-		}
+		s := patternScheduleWith(t, c.name, pattern.Params{Ranks: c.ranks, Size: c.size, Iterations: c.iters, Compute: 1000})
 		p := streamed(t, binaryOf(t, s), c.unit)
 		want, err := Run(s, Options{Params: DefaultParams()})
 		if err != nil {
