@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -330,4 +331,35 @@ func FuzzLiballprof(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTrimFracZeros checks that trimming a fraction of zeros never changes
+// what strconv.ParseFloat makes of a time field, value or error, and that
+// it trims the fields collprof writes.
+func TestTrimFracZeros(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"1237666046950106.000000", "1237666046950106"},
+		{"-12.00", "-12"},
+		{"+7.0", "+7"},
+		{"5.", "5"},
+		{"1237666046950106.500000", "1237666046950106.500000"},
+		{".000", ".000"},
+		{"-.0", "-.0"},
+		{"1e5.0", "1e5.0"},
+		{"0x1p3.0", "0x1p3.0"},
+		{"inf.0", "inf.0"},
+		{"1_000.0", "1_000.0"},
+		{"12", "12"},
+		{"", ""},
+	} {
+		got := string(trimFracZeros([]byte(tc.in)))
+		if got != tc.want {
+			t.Errorf("trimFracZeros(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		v0, err0 := strconv.ParseFloat(tc.in, 64)
+		v1, err1 := strconv.ParseFloat(got, 64)
+		if v0 != v1 || (err0 == nil) != (err1 == nil) {
+			t.Errorf("ParseFloat(%q) = %v, %v but ParseFloat(%q) = %v, %v", tc.in, v0, err0, got, v1, err1)
+		}
+	}
 }
