@@ -71,7 +71,7 @@ fuzz-short fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 $(PKGS) | tee bench.out
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/gopsim
-	$(GO) run ./internal/benchtable -gopsim $(BIN) -doc docs/performance.md
+	$(GO) run ./internal/benchtable -runs 5 -gopsim $(BIN) -doc docs/performance.md
 
 # Longer checks than make test: long fuzzing.
 validate: test

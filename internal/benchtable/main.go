@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +39,9 @@ type row struct {
 	gen   []string
 	label string
 	env   []string
+	// make, when set, writes the schedule instead of gen: gopsim's
+	// arguments, to which the output file is appended.
+	make []string
 }
 
 var rows = []row{
@@ -54,6 +58,9 @@ var rows = []row{
 	// (--stream auto) within GOMEMLIMIT=4GiB.
 	{pattern: "mpi_allreduce", ranks: 16384, size: 8, gen: []string{"--algo", "recdoub", "--iterations", "350"},
 		label: "mpi_allreduce --algo recdoub -d 8 --iterations 350, GOMEMLIMIT=4GiB (streamed)", env: []string{"GOMEMLIMIT=4GiB"}},
+	// From a trace: few events share a time, unlike the patterns above.
+	{pattern: "sweep3d", ranks: 4096, make: []string{"extrapolate", "--factor", "1024", "trace/testdata/liballprof/sweep3d-2x2"},
+		label: "sweep3d-2x2 liballprof trace, `gopsim extrapolate --factor 1024`"},
 }
 
 type simResult struct {
@@ -78,7 +85,7 @@ func main() {
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "Measured %s on %s (%d CPUs visible, %s/%s, %s) by `make bench`\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	fmt.Fprintf(&out, "(`go run ./internal/benchtable -runs %d`: `gopsim gen` to a binary file, then `gopsim sim --json FILE` as a\nchild process, %d times; the fastest wall clock and the largest peak RSS of the child).", *runs, *runs)
+	fmt.Fprintf(&out, "(`go run ./internal/benchtable -runs %d`: `gopsim gen` (for the trace row, `gopsim extrapolate`) to a binary file, then `gopsim sim --json FILE` as a\nchild process, %d times; the fastest wall clock and the largest peak RSS of the child).", *runs, *runs)
 	if *maxRanks < 1<<20 {
 		fmt.Fprintf(&out, " Rows above %d ranks were left out (-max-ranks).", *maxRanks)
 	}
@@ -91,6 +98,9 @@ func main() {
 		}
 		file := filepath.Join(*dir, fmt.Sprintf("%s_%d_%d.bin", r.pattern, r.ranks, r.size))
 		gen := exec.Command(*gopsim, append([]string{"gen", "-p", r.pattern, "-s", fmt.Sprint(r.ranks), "-d", fmt.Sprint(r.size), "-o", file}, r.gen...)...)
+		if r.make != nil {
+			gen = exec.Command(*gopsim, append(slices.Clone(r.make), file)...)
+		}
 		if msg, err := gen.CombinedOutput(); err != nil {
 			fail(fmt.Errorf("%v: %v\n%s", gen.Args, err, msg))
 		}
