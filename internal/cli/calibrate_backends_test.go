@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,14 +56,14 @@ func TestCalibrateBackendErrors(t *testing.T) {
 	}
 }
 
-// buildPRTT builds bin/gopsim-prtt with the Makefile and returns it and
-// the launcher for the default mpirun. Without mpicc or mpirun it skips,
-// unless $CI is set: then it fails.
-func buildPRTT(t *testing.T) (prog, mpirun string) {
+// buildMPIProgram builds bin/NAME, an MPI program of the Makefile, and
+// returns it and a launcher for np ranks of the default mpirun. Without
+// mpicc or mpirun it skips, unless $CI is set: then it fails.
+func buildMPIProgram(t *testing.T, name string, np int) (prog, mpirun string) {
 	t.Helper()
 	for _, tool := range []string{"mpicc", "mpirun", "make"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			msg := tool + " not found: the mpi backend needs an MPI (make mpi-deps)"
+			msg := tool + " not found: " + name + " needs an MPI (make mpi-deps)"
 			if os.Getenv("CI") != "" {
 				t.Fatal(msg + "; CI is set, so this test must run")
 			}
@@ -73,14 +74,14 @@ func buildPRTT(t *testing.T) (prog, mpirun string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "bin/gopsim-prtt").CombinedOutput(); err != nil {
-		t.Fatalf("make bin/gopsim-prtt: %v\n%s", err, out)
+	if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "bin/"+name).CombinedOutput(); err != nil {
+		t.Fatalf("make bin/%s: %v\n%s", name, err, out)
 	}
-	mpirun = "mpirun -np 2"
+	mpirun = fmt.Sprintf("mpirun -np %d", np)
 	if out, _ := exec.Command("mpirun", "--version").CombinedOutput(); bytes.Contains(out, []byte("Open MPI")) {
 		mpirun += " --oversubscribe"
 	}
-	return filepath.Join(root, "bin", "gopsim-prtt"), mpirun
+	return filepath.Join(root, "bin", name), mpirun
 }
 
 // TestCalibrateMPI runs `gopsim calibrate --backend mpi` for real on two
@@ -88,7 +89,7 @@ func buildPRTT(t *testing.T) (prog, mpirun string) {
 // bench's business (TestMPIMeasure), here the plumbing: table, parameter
 // file and its source.
 func TestCalibrateMPI(t *testing.T) {
-	prog, mpirun := buildPRTT(t)
+	prog, mpirun := buildMPIProgram(t, "gopsim-prtt", 2)
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 	dir := t.TempDir()

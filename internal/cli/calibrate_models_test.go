@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,27 +109,7 @@ func TestCalibrateModelsPackBackendFlags(t *testing.T) {
 // the plumbing: pack table, log3P section, the library in the log.
 // Without mpicc or mpirun it skips, unless $CI is set: then it fails.
 func TestCalibrateModelsPackMPI(t *testing.T) {
-	for _, tool := range []string{"mpicc", "mpirun", "make"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := tool + " not found: --pack-backend mpi needs an MPI (make mpi-deps)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg + "; CI is set, so this test must run")
-			}
-			t.Skip(msg)
-		}
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "bin/gopsim-pack").CombinedOutput(); err != nil {
-		t.Fatalf("make bin/gopsim-pack: %v\n%s", err, out)
-	}
-	prog := filepath.Join(root, "bin", "gopsim-pack")
-	mpirun := "mpirun -np 1"
-	if out, _ := exec.Command("mpirun", "--version").CombinedOutput(); bytes.Contains(out, []byte("Open MPI")) {
-		mpirun += " --oversubscribe"
-	}
+	prog, mpirun := buildMPIProgram(t, "gopsim-pack", 1)
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 	dir := t.TempDir()
