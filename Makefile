@@ -242,11 +242,11 @@ PRTT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
 calibrate-deps: mpi-deps
 	@$(MAKE) --no-print-directory $(PRTT) $(PACK)
 
-$(PRTT): bench/mpi/prtt.c
+$(PRTT): bench/mpi/prtt.c bench/mpi/util.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
 
-$(PACK): bench/mpi/pack.c
+$(PACK): bench/mpi/pack.c bench/mpi/util.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
 

@@ -53,6 +53,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util.h"
+
 /* The limits of bench/pack.go and bench/packmpi.go. */
 #define OUTPUT_VERSION 1
 #define ELEM 8
@@ -60,13 +62,6 @@
 #define MAX_SPAN (256LL << 20)
 #define MAX_REPS 1000000L
 #define HEADER "s_bytes,stride_bytes,pack_ns,unpack_ns"
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* fail reports an error ("error: ...") on standard output and standard
  * error, ends MPI and exits with status 1. */
@@ -119,19 +114,6 @@ static int64_t median(int64_t *x, long n)
 {
 	qsort(x, (size_t)n, sizeof *x, cmp_i64);
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
-/* first_line returns the first line of s (cut in place), without spaces at
- * its ends, or "unknown". */
-static char *first_line(char *s)
-{
-	s[strcspn(s, "\r\n")] = 0;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		s[--n] = 0;
-	return *s ? s : "unknown";
 }
 
 /* measure times REPS packs and unpacks of s bytes at stride d and prints

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util.h"
+
 /* The limits of bench/mpi.go (bench.MaxSizeBytes, bench.MaxRoundMessages,
  * the batch and delay limits). */
 #define PROTOCOL_VERSION 1
@@ -52,13 +54,6 @@ struct result {
 	int64_t prtt_ns;
 	int64_t delay_ns;
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* pause_ns waits about d ns, spinning or sleeping, and returns how long it
  * waited. */
@@ -151,19 +146,6 @@ static int read_command(long *line, int64_t *size, int64_t *repeat, struct round
 		p[i] = (struct round){ .n = (int32_t)n, .delay_ns = d, .sleep = sl };
 	}
 	return CMD_BATCH;
-}
-
-/* first_line returns the first line of s (cut in place), without spaces at
- * its ends, or "unknown". */
-static char *first_line(char *s)
-{
-	s[strcspn(s, "\r\n")] = 0;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		s[--n] = 0;
-	return *s ? s : "unknown";
 }
 
 int main(int argc, char **argv)
