@@ -59,15 +59,7 @@ type PackConfig struct {
 // vector datatype (log3P's middleware cost). Pairs whose strided buffer
 // would exceed 256 MiB are skipped.
 func MeasurePack(cfg PackConfig) (PackTable, error) {
-	if cfg.Sizes == nil {
-		cfg.Sizes = []int64{1 << 10, 4 << 10, 16 << 10, 64 << 10}
-	}
-	if cfg.Strides == nil {
-		cfg.Strides = []int64{8, 64, 256, 1024, 4096}
-	}
-	if cfg.Reps == 0 {
-		cfg.Reps = 50
-	}
+	cfg = cfg.withDefaults()
 	if cfg.Reps < 1 {
 		return nil, fmt.Errorf("bench: %d repetitions, want at least 1", cfg.Reps)
 	}
@@ -102,6 +94,22 @@ func MeasurePack(cfg PackConfig) (PackTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// withDefaults returns cfg with MeasurePack's defaults for the fields left
+// zero: sizes of 1, 4, 16 and 64 KiB, strides of 8 to 4096 bytes, 50
+// repetitions.
+func (cfg PackConfig) withDefaults() PackConfig {
+	if cfg.Sizes == nil {
+		cfg.Sizes = []int64{1 << 10, 4 << 10, 16 << 10, 64 << 10}
+	}
+	if cfg.Strides == nil {
+		cfg.Strides = []int64{8, 64, 256, 1024, 4096}
+	}
+	if cfg.Reps == 0 {
+		cfg.Reps = 50
+	}
+	return cfg
 }
 
 // pack gathers the elements of src, stride bytes apart, into dst.

@@ -87,15 +87,7 @@ type packPair struct{ s, d int64 }
 // MeasurePack's order, without those whose strided buffer would exceed
 // maxPackSpan.
 func packPairs(cfg PackConfig) ([]packPair, int, error) {
-	if cfg.Sizes == nil {
-		cfg.Sizes = []int64{1 << 10, 4 << 10, 16 << 10, 64 << 10}
-	}
-	if cfg.Strides == nil {
-		cfg.Strides = []int64{8, 64, 256, 1024, 4096}
-	}
-	if cfg.Reps == 0 {
-		cfg.Reps = 50
-	}
+	cfg = cfg.withDefaults()
 	if cfg.Reps < 1 || cfg.Reps > packMPIMaxReps {
 		return nil, 0, fmt.Errorf("bench: %d repetitions, want 1..%d", cfg.Reps, packMPIMaxReps)
 	}
