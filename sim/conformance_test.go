@@ -73,6 +73,14 @@ func readConformance(t *testing.T, path string) []conformanceRow {
 	return rows
 }
 
+// conformanceGoals returns the GOAL files of the conformance data: the
+// schedules of LogGOPSim's rows, then the edge cases.
+func conformanceGoals() []string {
+	files, _ := filepath.Glob("testdata/conformance/goal/*.goal")
+	edge, _ := filepath.Glob("testdata/conformance/edge/*.goal")
+	return append(files, edge...)
+}
+
 func loadText(t testing.TB, path string) *goal.Schedule {
 	t.Helper()
 	f, err := os.Open(path)

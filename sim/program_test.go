@@ -17,9 +17,7 @@ import (
 // second run starts from the state the first left): every run must give
 // what Run gives on the schedule, events included.
 func TestReadProgram(t *testing.T) {
-	files, _ := filepath.Glob("testdata/conformance/goal/*.goal")
-	edge, _ := filepath.Glob("testdata/conformance/edge/*.goal")
-	files = append(files, edge...)
+	files := conformanceGoals()
 	if len(files) < 30 {
 		t.Fatalf("only %d schedules", len(files))
 	}
@@ -153,10 +151,8 @@ func TestProgramWideRanks(t *testing.T) {
 // order give the same results with every scan limit.
 func TestImplicitScan(t *testing.T) {
 	defer func(n int32) { implicitScan = n }(implicitScan)
-	files, _ := filepath.Glob("testdata/conformance/goal/*.goal")
-	edge, _ := filepath.Glob("testdata/conformance/edge/*.goal")
 	var scheds []*goal.Schedule
-	for _, f := range append(files, edge...) {
+	for _, f := range conformanceGoals() {
 		scheds = append(scheds, loadText(t, f))
 	}
 	scheds = append(scheds, patternSchedule(t, "linear_alltoall", 70, 100000), reversed(t, 300))

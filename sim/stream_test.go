@@ -45,9 +45,7 @@ func streamed(t testing.TB, bin []byte, unit int) *Program {
 // that finishes has given back every page of op records: the bookkeeping
 // of finished ops is complete.
 func TestStreamMatchesMemory(t *testing.T) {
-	files, _ := filepath.Glob("testdata/conformance/goal/*.goal")
-	edge, _ := filepath.Glob("testdata/conformance/edge/*.goal")
-	files = append(files, edge...)
+	files := conformanceGoals()
 	if len(files) < 30 {
 		t.Fatalf("only %d schedules", len(files))
 	}
