@@ -412,9 +412,10 @@ var ErrTooLarge = errors.New("sim: the program does not fit in the memory allowe
 // ProgramBytes estimates the memory a Program held in memory needs while
 // it is read and run: its op records and edge lists (twice the edges while
 // decoding), the CPU and NIC numbers of a schedule with several, and the
-// engine's 64 bytes of state per rank.
+// program's and the engine's state per rank.
 func ProgramBytes(ranks, ops, edges int, multi bool) int64 {
-	b := int64(ops)*int64(unsafe.Sizeof(opRec{})) + int64(edges)*8 + int64(ranks)*(64+12+4)
+	perRank := unsafe.Sizeof(rankRec{}) + unsafe.Sizeof(rankStartState{}) + 4 // + rankStart
+	b := int64(ops)*int64(unsafe.Sizeof(opRec{})) + int64(edges)*8 + int64(ranks)*int64(perRank)
 	if multi {
 		b += 4 * int64(ops)
 	}
