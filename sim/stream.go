@@ -93,6 +93,7 @@ type StreamStats struct {
 	Loads       int64 // units read during the run
 	Drops       int64 // pages of op records given back during the run
 	PeakOps     int64 // largest number of op records in memory at once
+	PeakBytes   int64 // the memory those records took
 	ResidentOps int64 // op records in memory at the end of the run
 }
 
@@ -663,7 +664,9 @@ func (p *Program) Stream() (StreamStats, bool) {
 	if p.win == nil {
 		return StreamStats{}, false
 	}
-	return p.win.stats, true
+	st := p.win.stats
+	st.PeakBytes = st.PeakOps * int64(unsafe.Sizeof(opRec{}))
+	return st, true
 }
 
 // Close releases what a streamed Program holds outside the Go heap: the

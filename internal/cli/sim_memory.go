@@ -46,7 +46,7 @@ func (m *simMemory) flags(fs *flag.FlagSet) {
 	fs.IntVar(&m.unit, "stream-unit", 0, "ops a streamed run loads at a time (default 128)")
 }
 
-// budget returns the memory the process may use, in bytes, and what sets
+// memoryBudget returns the memory the process may use, in bytes, and what sets
 // it: GOMEMLIMIT, else the cgroup's limit, else the machine's memory; 0 if
 // none is known.
 func memoryBudget() (int64, string) {
@@ -168,7 +168,7 @@ func (m *simMemory) report(p *sim.Program) *streamReport {
 		unit = sim.DefaultStreamUnit
 	}
 	return &streamReport{SpillBytes: st.SpillBytes, Units: st.Units, UnitOps: unit, Loads: st.Loads, PagesGiven: st.Drops,
-		PeakOps: st.PeakOps, PeakOpBytes: st.PeakOps * 32}
+		PeakOps: st.PeakOps, PeakOpBytes: st.PeakBytes}
 }
 
 func (r *streamReport) text(w io.Writer) {
