@@ -1021,7 +1021,7 @@ func ReadBinary(r io.Reader) (*Schedule, error) {
 		s  *Schedule
 		mu sync.Mutex // guards s.Labels
 	)
-	alloc := func(h Header, ops, edges int) error {
+	alloc := func(h Header, ops, edges, _ int) error {
 		if ops > math.MaxInt32 || edges > math.MaxInt32 {
 			return fmt.Errorf("goal: binary schedule: %d ops and %d edges: %w", ops, edges, ErrTooLarge)
 		}
@@ -1035,7 +1035,7 @@ func ReadBinary(r io.Reader) (*Schedule, error) {
 		}
 		return nil
 	}
-	visit := func(b *RankBlock, op, edge int) {
+	visit := func(_ int, b *RankBlock, op, edge int) {
 		copy(s.Ops[op:], b.Ops)
 		ds := s.DepStart[op+1 : op+len(b.Ops)+1]
 		for i := range ds {
@@ -1071,10 +1071,16 @@ func ReadBinary(r io.Reader) (*Schedule, error) {
 // place. visit is called concurrently for different blocks, and b is only
 // valid during the call. Blocks pass Validate, as with Reader.Next.
 //
+// The decoding goroutines are numbered 0 .. workers-1, and alloc is told
+// their number; w is the number of the one calling visit, and calls with
+// the same w never overlap. A caller that totals something over all
+// blocks can keep one sum per goroutine and add them up afterwards,
+// rather than contend for one counter on every block.
+//
 // On a malformed file it returns the error that a Reader would return
 // first, and visit may have seen some blocks; an error of alloc is
 // returned as it is.
-func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges int) error, visit func(b *RankBlock, op, edge int)) error {
+func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int) error, visit func(w int, b *RankBlock, op, edge int)) error {
 	br, err := NewReader(r)
 	if err != nil {
 		return err
@@ -1096,6 +1102,9 @@ func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges int) error, v
 		br.next = f.first + f.ranks
 	}
 	workers := make([]binWorker, max(1, min(runtime.GOMAXPROCS(0), len(frames))))
+	for i := range workers {
+		workers[i].id = i
+	}
 	workers[0].dec = br.dec
 	// Count. A chunk that cannot be counted is malformed; the decoder
 	// then finds the error, in file order.
@@ -1122,7 +1131,7 @@ func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges int) error, v
 		ops += frames[i].ops
 		edges += frames[i].edges
 	}
-	if err := alloc(br.h, ops, edges); err != nil {
+	if err := alloc(br.h, ops, edges, len(workers)); err != nil {
 		return err
 	}
 	var errs []error
@@ -1145,7 +1154,7 @@ func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges int) error, v
 			if op+len(w.b.Ops) > opEnd || edge+len(w.b.Deps) > edgeEnd {
 				return errCount
 			}
-			visit(&w.b, op, edge)
+			visit(w.id, &w.b, op, edge)
 			op += len(w.b.Ops)
 			edge += len(w.b.Deps)
 		}
@@ -1171,6 +1180,7 @@ var errCount = errors.New("chunk structure not understood (goal's counting pass 
 
 // binWorker is what one goroutine of ReadBinaryBlocks decodes with.
 type binWorker struct {
+	id   int // index in the workers
 	dec  *zstd.Decoder
 	raw  []byte
 	b    RankBlock

@@ -101,7 +101,8 @@ func ExampleNewWriter() {
 
 // ReadBinaryBlocks hands out the rank blocks of a whole file for the
 // caller to store in its own form, at indexes known before decoding: here
-// a per-rank count of sends, filled from several goroutines at once.
+// a per-rank count of sends, filled from several goroutines at once, and
+// the bytes sent in all, summed per decoding goroutine without contention.
 func ExampleReadBinaryBlocks() {
 	const ranks = 1000
 	var file bytes.Buffer
@@ -124,25 +125,34 @@ func ExampleReadBinaryBlocks() {
 		log.Fatal(err)
 	}
 
-	var sends []int // per rank; each visit writes only its own rank's
+	var (
+		sends []int    // per rank; each visit writes only its own rank's
+		sent  []uint64 // bytes, per decoding goroutine
+	)
 	err = goal.ReadBinaryBlocks(&file,
-		func(h goal.Header, ops, edges int) error {
+		func(h goal.Header, ops, edges, workers int) error {
 			fmt.Printf("%d ranks, %d ops, %d edges\n", h.NumRanks, ops, edges)
 			sends = make([]int, h.NumRanks)
+			sent = make([]uint64, workers)
 			return nil
 		},
-		func(b *goal.RankBlock, op, edge int) {
+		func(w int, b *goal.RankBlock, op, edge int) {
 			for _, o := range b.Ops {
 				if o.Kind == goal.Send {
 					sends[b.Rank]++
+					sent[w] += o.Size
 				}
 			}
 		})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(sends[0], sends[ranks-1])
+	var total uint64
+	for _, n := range sent {
+		total += n
+	}
+	fmt.Println(sends[0], sends[ranks-1], total, "bytes sent")
 	// Output:
 	// 1000 ranks, 2000 ops, 0 edges
-	// 1 1
+	// 1 1 1024000 bytes sent
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/gopsim/gopsim/goal"
@@ -136,15 +135,24 @@ func sizeLimit(k goal.Kind) uint64 {
 // builder fills a Program rank block by rank block, possibly from several
 // goroutines at once (each block writes only its own ops and edges).
 type builder struct {
-	p        *Program
-	mu       sync.Mutex // guards p.labels and the error
-	implicit atomic.Int64
-	lists    []uint32     // edge lists, block by block (see newBuilder)
-	listUse  atomic.Int64 // entries of lists in use
-	tooBig   int64        // lowest op index beyond its size limit, math.MaxInt64 if none
-	bigSize  uint64
-	err      error // first error by op index
-	errOp    int
+	p       *Program
+	mu      sync.Mutex  // guards p.labels and the error
+	lists   []uint32    // edge lists, block by block (see newBuilder)
+	sums    []blockSums // per goroutine
+	tooBig  int64       // lowest op index beyond its size limit, math.MaxInt64 if none
+	bigSize uint64
+	err     error // first error by op index
+	errOp   int
+}
+
+// blockSums are the totals over the blocks one goroutine added, on a
+// cache line of their own: two goroutines adding to one shared counter
+// per block made the line bounce between the cores, which cost a
+// 131,072-rank broadcast a tenth of its run.
+type blockSums struct {
+	implicit int64 // receives marked as posted at time 0
+	listUse  int64 // entries of lists in use
+	_        [48]byte
 }
 
 // maxEdges bounds the dependency edges of a Program: edge lists are
@@ -152,7 +160,9 @@ type builder struct {
 // index.
 const maxEdges = 1<<30 - 1
 
-func newBuilder(numRanks, numCPUs, numNICs, numOps, numEdges int, multi bool) (*builder, error) {
+// newBuilder returns a builder of a program with the given sizes, to which
+// workers goroutines add blocks.
+func newBuilder(numRanks, numCPUs, numNICs, numOps, numEdges int, multi bool, workers int) (*builder, error) {
 	if numOps > math.MaxInt32 || numEdges > maxEdges {
 		return nil, fmt.Errorf("sim: %d ops and %d dependency edges; the engine takes at most %d and %d", numOps, numEdges, math.MaxInt32, maxEdges)
 	}
@@ -162,7 +172,7 @@ func newBuilder(numRanks, numCPUs, numNICs, numOps, numEdges int, multi bool) (*
 	if multi {
 		p.cn = make([]uint32, numOps)
 	}
-	b := &builder{p: p, errOp: math.MaxInt, tooBig: math.MaxInt64}
+	b := &builder{p: p, errOp: math.MaxInt, tooBig: math.MaxInt64, sums: make([]blockSums, workers)}
 	if numEdges > 0 {
 		// A block whose edges start at index e writes its edge lists at
 		// 2e and after: a list of k >= 1 edges takes k+1 entries. Pages
@@ -174,8 +184,9 @@ func newBuilder(numRanks, numCPUs, numNICs, numOps, numEdges int, multi bool) (*
 
 // add stores the rank block of rank r whose first op has index op and
 // first edge index edge. ops, depStart and deps are as in goal.RankBlock,
-// except that depStart's entries are offset by d0.
-func (b *builder) add(r int32, ops []goal.Op, depStart []int32, d0 int32, deps []goal.Dep, labels []goal.Label, op, edge int) {
+// except that depStart's entries are offset by d0. w is the number of the
+// calling goroutine, below the workers of newBuilder.
+func (b *builder) add(w int, r int32, ops []goal.Op, depStart []int32, d0 int32, deps []goal.Dep, labels []goal.Label, op, edge int) {
 	p := b.p
 	recs := p.ops[op : op+len(ops)]
 	var cn []uint32
@@ -183,14 +194,15 @@ func (b *builder) add(r int32, ops []goal.Op, depStart []int32, d0 int32, deps [
 		cn = p.cn[op : op+len(ops)]
 	}
 	list, big, err := compileRank(r, recs, cn, ops, depStart, d0, deps, op, b.lists, 2*edge)
-	b.listUse.Add(int64(list - 2*edge))
+	sums := &b.sums[w]
+	sums.listUse += int64(list - 2*edge)
 	if big >= 0 {
 		b.noteTooBig(int64(op+big), ops[big].Size)
 	}
 	if err != nil {
 		b.fail(op+err.op, err.err)
 	}
-	b.implicit.Add(int64(p.prepare(r, int32(op), recs, b.lists)))
+	sums.implicit += int64(p.prepare(r, int32(op), recs, b.lists))
 	p.rankStart[r+1] = int32(op + len(ops))
 	if len(labels) > 0 {
 		b.mu.Lock()
@@ -287,20 +299,25 @@ func (b *builder) finish() (*Program, error) {
 	if b.tooBig != math.MaxInt64 {
 		p.tooBig, p.tooBigSize, p.tooBigKind = b.tooBig, b.bigSize, p.ops[b.tooBig].kind()
 	}
-	p.implicit = int(b.implicit.Load())
-	b.compact()
+	listUse := int64(0)
+	for _, s := range b.sums {
+		p.implicit += int(s.implicit)
+		listUse += s.listUse
+	}
+	b.compact(listUse)
 	return p, nil
 }
 
 // compact moves the edge lists, written block by block at twice the
-// block's first edge index, together into p.deps.
-func (b *builder) compact() {
+// block's first edge index, together into p.deps, which has listUse
+// entries.
+func (b *builder) compact(listUse int64) {
 	p := b.p
-	if b.listUse.Load() == 0 {
+	if listUse == 0 {
 		b.lists = nil
 		return
 	}
-	p.deps = make([]uint32, 0, b.listUse.Load())
+	p.deps = make([]uint32, 0, listUse)
 	for i := range p.ops {
 		rec := &p.ops[i]
 		if rec.edge&edgeList == 0 {
@@ -378,7 +395,7 @@ func Compile(s *goal.Schedule) (*Program, error) {
 			break
 		}
 	}
-	b, err := newBuilder(s.NumRanks, max(s.NumCPUs, 1), max(s.NumNICs, 1), len(s.Ops), len(s.Deps), multi)
+	b, err := newBuilder(s.NumRanks, max(s.NumCPUs, 1), max(s.NumNICs, 1), len(s.Ops), len(s.Deps), multi, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +411,7 @@ func Compile(s *goal.Schedule) (*Program, error) {
 			}
 		}
 		d0 := s.DepStart[lo]
-		b.add(int32(r), s.Ops[lo:hi], s.DepStart[lo:hi+1], d0, s.Deps[d0:s.DepStart[hi]], labels, int(lo), int(d0))
+		b.add(0, int32(r), s.Ops[lo:hi], s.DepStart[lo:hi+1], d0, s.Deps[d0:s.DepStart[hi]], labels, int(lo), int(d0))
 	}
 	return b.finish()
 }
@@ -428,17 +445,17 @@ func ProgramBytes(ranks, ops, edges int, multi bool) int64 {
 // (ReadProgramStream) instead.
 func ReadProgramWithin(r io.Reader, limit int64) (*Program, error) {
 	var b *builder
-	alloc := func(h goal.Header, ops, edges int) error {
+	alloc := func(h goal.Header, ops, edges, workers int) error {
 		multi := h.NumCPUs > 1 || h.NumNICs > 1
 		if need := ProgramBytes(h.NumRanks, ops, edges, multi); limit > 0 && need > limit {
 			return fmt.Errorf("%w: %d ranks, %d ops and %d edges need about %d MiB, more than the %d MiB allowed", ErrTooLarge, h.NumRanks, ops, edges, need>>20, limit>>20)
 		}
 		var err error
-		b, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, multi)
+		b, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, multi, workers)
 		return err
 	}
-	visit := func(blk *goal.RankBlock, op, edge int) {
-		b.add(blk.Rank, blk.Ops, blk.DepStart, 0, blk.Deps, blk.Labels, op, edge)
+	visit := func(w int, blk *goal.RankBlock, op, edge int) {
+		b.add(w, blk.Rank, blk.Ops, blk.DepStart, 0, blk.Deps, blk.Labels, op, edge)
 	}
 	if err := goal.ReadBinaryBlocks(r, alloc, visit); err != nil {
 		return nil, err
