@@ -89,6 +89,8 @@ type radixQueue struct {
 	tail [65][]event
 	full [65][][]event
 	pool [][]event // free blocks, len 0
+	// scratch holds the shorter run while sortKeys merges two.
+	scratch []event
 }
 
 // qBlock is the number of events in a block of a radixQueue bucket (3 KiB).
@@ -247,10 +249,67 @@ func (q *radixQueue) refill() {
 	q.full[src] = q.full[src][:0]
 	b0 = q.redistribute(q.tail[src], last, b0)
 	q.tail[src] = q.tail[src][:0] // kept: the bucket will fill again
-	if len(b0) > 1 {
-		slices.SortFunc(b0, cmpKey)
+	q.b0 = q.sortKeys(b0)
+}
+
+// sortKeys sorts b by key and returns it. Redistribution appends the
+// events of one bucket in the order they were pushed, so b is most often
+// already sorted or two sorted runs (the events pushed directly and those
+// that came down from a higher bucket); those cases cost one pass and a
+// merge through a scratch copy of the shorter run, where a general sort
+// of a 65,536-event bucket took a tenth of a broadcast's run.
+func (q *radixQueue) sortKeys(b []event) []event {
+	if len(b) < 2 {
+		return b
 	}
-	q.b0 = b0
+	split := 0 // start of the second run
+	for i := 1; i < len(b); i++ {
+		if b[i].key < b[i-1].key {
+			if split > 0 {
+				slices.SortFunc(b, cmpKey) // three runs or more
+				return b
+			}
+			split = i
+		}
+	}
+	if split == 0 {
+		return b
+	}
+	lo, hi := b[:split], b[split:]
+	if len(lo) <= len(hi) {
+		// Merge from the front: the output never overtakes hi's next.
+		tmp := append(q.scratch[:0], lo...)
+		i, j, k := 0, split, 0
+		for i < len(tmp) && j < len(b) {
+			if b[j].key < tmp[i].key {
+				b[k] = b[j]
+				j++
+			} else {
+				b[k] = tmp[i]
+				i++
+			}
+			k++
+		}
+		copy(b[k:], tmp[i:])
+		q.scratch = tmp[:0]
+		return b
+	}
+	// Merge from the back: the output never undercuts lo's next.
+	tmp := append(q.scratch[:0], hi...)
+	i, j, k := split-1, len(tmp)-1, len(b)-1
+	for i >= 0 && j >= 0 {
+		if b[i].key > tmp[j].key {
+			b[k] = b[i]
+			i--
+		} else {
+			b[k] = tmp[j]
+			j--
+		}
+		k--
+	}
+	copy(b[:j+1], tmp[:j+1])
+	q.scratch = tmp[:0]
+	return b
 }
 
 // redistribute moves the events of blk, all at or after last, to bucket

@@ -712,3 +712,70 @@ func fillDrainHeap(q *heapQueue, ev []event) {
 	}
 	q.reset()
 }
+
+// TestSortKeys checks the bucket-0 sort on the shapes redistribution
+// gives (one sorted run, two, a short one before or after a long one)
+// and on arbitrary orders, against a plain sort, reusing one queue's
+// scratch throughout.
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	// runs builds n events of distinct keys in the given number of
+	// ascending runs with the given lengths (the last takes the rest).
+	runs := func(n int, lens ...int) []event {
+		keys := rng.Perm(n)
+		b := make([]event, n)
+		for i, k := range keys {
+			b[i] = event{time: 9, key: uint64(k) * 3, op: int32(k), rank: int32(i)}
+		}
+		at := 0
+		for _, l := range append(lens, n) {
+			end := min(at+l, n)
+			slices.SortFunc(b[at:end], cmpKey)
+			at = end
+		}
+		return b
+	}
+	cases := []struct {
+		name string
+		b    []event
+	}{
+		{"empty", nil},
+		{"one", runs(1)},
+		{"sorted", runs(100, 100)},
+		{"two equal runs", runs(100, 50)},
+		{"short run first", runs(100, 3)},
+		{"short run last", runs(100, 97)},
+		{"one-event runs", runs(2, 1)},
+		{"second run all below", rotate(runs(50, 50), 25)},
+		{"three runs", runs(100, 30, 30)},
+		{"descending", reverseEvents(runs(64, 64))},
+		{"random", runs(1000, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)},
+	}
+	var q radixQueue
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := slices.SortedFunc(slices.Values(c.b), cmpKey)
+			got := q.sortKeys(slices.Clone(c.b))
+			if !slices.Equal(got, want) {
+				t.Fatalf("sortKeys(%v)\n= %v\nwant %v", c.b, got, want)
+			}
+		})
+	}
+	for trial := range 200 {
+		n := 2 + rng.IntN(300)
+		b := runs(n, 1+rng.IntN(n))
+		want := slices.SortedFunc(slices.Values(b), cmpKey)
+		if got := q.sortKeys(slices.Clone(b)); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: sortKeys of %d events in two runs is not sorted", trial, n)
+		}
+	}
+}
+
+// rotate returns b with its first k events moved to its end.
+func rotate(b []event, k int) []event { return append(slices.Clone(b[k:]), b[:k]...) }
+
+// reverseEvents returns b in the opposite order.
+func reverseEvents(b []event) []event {
+	slices.Reverse(b)
+	return b
+}
