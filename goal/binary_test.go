@@ -528,6 +528,7 @@ func TestBinaryWriterIOError(t *testing.T) {
 		bw, err := NewWriter(w, Header{NumRanks: s.NumRanks, NumCPUs: s.NumCPUs, NumNICs: s.NumNICs})
 		if err == nil {
 			bw.chunkTarget = 8
+			bw.batchSize = 1 + n%3 // a write fails on the encoder's goroutine
 			var b RankBlock
 			for r := 0; r < s.NumRanks && err == nil; r++ {
 				s.Block(r, &b)
@@ -542,6 +543,48 @@ func TestBinaryWriterIOError(t *testing.T) {
 		}
 		if !errors.Is(err, errBinTest) {
 			t.Errorf("fail after %d bytes: error %v", n, err)
+		}
+	}
+}
+
+// TestBinaryWriterBatches checks that the bytes a Writer writes do not
+// depend on how its blocks are batched for the encoder's goroutine: they
+// are those of encoding every block in line (binEncodeUnchecked), for
+// batches of one block up to the whole schedule and chunks of a few
+// bytes up to the default. A caller's block may change after WriteRank.
+func TestBinaryWriterBatches(t *testing.T) {
+	scheds := map[string]*Schedule{
+		"dissemination": binDissemination(t, 64, 1024),
+		"bcast":         binBinomialBcast(t, 100, 8),
+		"stencil":       binStencil(t, 6, 3, true),
+	}
+	for name, s := range scheds {
+		for _, chunk := range []int{8, 300, binChunkTarget} {
+			want := binEncodeUnchecked(t, s, chunk)
+			for _, batch := range []int{1, 2, 7, 100, binBatchSize} {
+				var buf bytes.Buffer
+				w, err := NewWriter(&buf, Header{NumRanks: s.NumRanks, NumCPUs: s.NumCPUs, NumNICs: s.NumNICs})
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.chunkTarget, w.batchSize = chunk, batch
+				var b RankBlock
+				for r := 0; r < s.NumRanks; r++ {
+					s.Block(r, &b)
+					if err := w.WriteRank(&b); err != nil {
+						t.Fatal(err)
+					}
+					for i := range b.Ops {
+						b.Ops[i].Size++ // the caller reuses its block
+					}
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(buf.Bytes(), want) {
+					t.Errorf("%s, chunks of %d bytes, batches of %d: %d bytes differ from the %d written in line", name, chunk, batch, buf.Len(), len(want))
+				}
+			}
 		}
 	}
 }
@@ -793,6 +836,9 @@ func TestBinaryLargeRank(t *testing.T) {
 	if err := w.WriteRank(&b); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.wait(); err != nil { // the encoder has the chunk
+		t.Fatal(err)
+	}
 	if len(w.raw) != 0 {
 		t.Fatalf("rank 0 of %d bytes not flushed", len(w.raw))
 	}
@@ -945,6 +991,7 @@ func binEncodeUnchecked(tb testing.TB, s *Schedule, chunkTarget int) []byte {
 		s.Block(r, &b)
 		w.raw = w.appendBlock(w.raw, &b)
 		w.next++
+		w.encoded++
 		if len(w.raw) >= w.chunkTarget {
 			if err := w.flush(); err != nil {
 				tb.Fatal(err)
