@@ -541,12 +541,18 @@ func (w *Writer) flush() error {
 }
 
 // Close writes the last chunk and the end marker. It fails if not all
-// ranks have been written. It does not close the underlying writer.
+// ranks have been written. It does not close the underlying writer, but
+// it returns only once the Writer's goroutine has stopped writing to it:
+// a caller that gives up on a schedule half written calls Close too
+// (which then fails) before it uses or closes the underlying writer.
 func (w *Writer) Close() error {
 	if w.err != nil || w.done {
 		return w.err
 	}
 	if w.next < w.h.NumRanks {
+		if err := w.wait(); err != nil {
+			return err
+		}
 		return fmt.Errorf("goal: binary writer: Close after %d of %d ranks", w.next, w.h.NumRanks)
 	}
 	if err := w.handOver(); err != nil {
@@ -576,6 +582,7 @@ func WriteBinary(w io.Writer, s *Schedule) error {
 	for r := 0; r < s.NumRanks; r++ {
 		s.Block(r, &b)
 		if err := bw.WriteRank(&b); err != nil {
+			bw.Close() // fails, once the writer's goroutine has stopped
 			return err
 		}
 	}

@@ -589,6 +589,37 @@ func TestBinaryWriterBatches(t *testing.T) {
 	}
 }
 
+// TestBinaryWriterCloseIncomplete checks that Close of a writer given up
+// half way fails, and only returns once the encoder's goroutine is done
+// with the underlying writer (the race detector sees the reads after it).
+func TestBinaryWriterCloseIncomplete(t *testing.T) {
+	s := binDissemination(t, 64, 1024)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{NumRanks: s.NumRanks, NumCPUs: 1, NumNICs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.chunkTarget, w.batchSize = 8, 1
+	var b RankBlock
+	for r := 0; r < 40; r++ {
+		s.Block(r, &b)
+		if err := w.WriteRank(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "40 of 64 ranks") {
+		t.Fatalf("Close after 40 of 64 ranks: %v", err)
+	}
+	n := buf.Len()
+	if n == 0 {
+		t.Fatal("nothing written for 40 ranks in chunks of 8 bytes")
+	}
+	buf.Reset()
+	if err := w.Close(); err == nil || buf.Len() != 0 {
+		t.Fatalf("Close again: %v, %d bytes written", err, buf.Len())
+	}
+}
+
 func TestBinaryWriteIncomplete(t *testing.T) {
 	s := NewSchedule(2)
 	if err := WriteBinary(io.Discard, s); err == nil || !strings.Contains(err.Error(), "0 of 2 ranks") {

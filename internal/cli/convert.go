@@ -396,6 +396,7 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 	err := goal.AtomicWrite(out, func(w io.Writer) error {
 		var write func(*goal.RankBlock) error
 		var closeW func() error
+		abandon := func() {} // lets a binary writer finish before w is dropped
 		if to == goal.FormatText {
 			if _, err := fmt.Fprintf(w, "// gopsim convert %s (%s, %d ranks)\n", in, label, n); err != nil {
 				return err
@@ -411,12 +412,14 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 				return err
 			}
 			write, closeW = bw.WriteRank, bw.Close
+			abandon = func() { bw.Close() } // fails, once the writer's goroutine has stopped
 		}
 		write, done := rankProgress(log, n, o.Quiet, write)
 		var err error
 		st, err = trace.Convert(src, o.Trace, write)
 		done(err)
 		if err != nil {
+			abandon()
 			return err
 		}
 		return closeW()

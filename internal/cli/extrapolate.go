@@ -211,6 +211,7 @@ func writeSchedule(out string, h goal.Header, comment []string, produce func(wri
 	err := goal.AtomicWrite(out, func(w io.Writer) error {
 		var write func(*goal.RankBlock) error
 		var closeW func() error
+		abandon := func() {} // lets a binary writer finish before w is dropped
 		if goal.FormatForPath(out) == goal.FormatText {
 			for _, c := range comment {
 				for _, line := range strings.Split(c, "\n") {
@@ -230,11 +231,13 @@ func writeSchedule(out string, h goal.Header, comment []string, produce func(wri
 				return err
 			}
 			write, closeW = bw.WriteRank, bw.Close
+			abandon = func() { bw.Close() } // fails, once the writer's goroutine has stopped
 		}
 		if err := produce(func(b *goal.RankBlock) error {
 			ops += int64(len(b.Ops))
 			return write(b)
 		}); err != nil {
+			abandon()
 			return err
 		}
 		return closeW()

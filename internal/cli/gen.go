@@ -199,6 +199,7 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 			return err
 		}
 		if err := pattern.Write(g, count(bw.WriteRank)); err != nil {
+			bw.Close() // fails, once the writer's goroutine has stopped
 			return err
 		}
 		return bw.Close()
