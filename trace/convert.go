@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gopsim/gopsim/collective"
 	"github.com/gopsim/gopsim/goal"
@@ -32,11 +34,17 @@ type ConvertOptions struct {
 	// ReduceNsPerByte adds reduction compute to the collectives (see
 	// collective.Spec).
 	ReduceNsPerByte float64
+	// Workers is the number of ranks converted at once (0: GOMAXPROCS).
+	// The blocks, the stats and the errors are the same for any number.
+	Workers int
 }
 
 // Source is a trace to convert, in any format: per rank a stream of
 // calls in the order the rank made them. A trace directory written by the
 // tracer (*Dir) is one; the importers of other formats are others.
+// Convert opens ranks from several goroutines at once and reads their
+// streams concurrently, so OpenRank must be safe for concurrent use, and
+// streams of different ranks must not share state they change.
 type Source interface {
 	NumRanks() int
 	// OpenRank opens the calls of rank r (0 <= r < NumRanks).
@@ -82,8 +90,11 @@ type ConvertStats struct {
 	Strided int64
 }
 
-// Convert turns the trace d into a GOAL schedule, one rank at a time in
-// rank order, handing each block to write. Point-to-point calls become
+// Convert turns the trace d into a GOAL schedule, handing the blocks to
+// write one at a time in rank order. Ranks are converted on
+// ConvertOptions.Workers goroutines while write takes the finished ones;
+// the blocks, the stats and the first error (by rank) are those of
+// converting the ranks one after the other. Point-to-point calls become
 // sends and receives with their requests tracked through Wait and Test;
 // every collective on any communicator is expanded by package collective;
 // the time between MPI calls becomes calc ops.
@@ -120,23 +131,23 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 		}
 		algs[op] = a
 	}
-	st := &ConvertStats{Ranks: d.NumRanks(), PerFunc: map[string]int64{}, Unsupported: map[string]int64{}}
-	cv := converter{opt: &opt, algs: algs, stats: st, world: d.NumRanks()}
+	st := newStats(d.NumRanks())
+	results := convertRanks(d, &opt, algs)
+	defer results.stop()
 	for r := 0; r < d.NumRanks(); r++ {
-		rd, err := d.OpenRank(r)
-		if err != nil {
-			return st, err
-		}
-		blk, err := cv.rank(rd, int32(r))
-		rd.Close()
-		if err != nil {
-			return st, err
+		res := results.next(r)
+		st.add(res.stats)
+		if res.err != nil {
+			return st, res.err
 		}
 		if len(st.Unsupported) > 0 && opt.Unsupported == "" {
+			results.done(r, res.blk)
 			continue // keep reading to list every unsupported call
 		}
-		st.Ops += int64(len(blk.Ops))
-		if err := write(blk); err != nil {
+		st.Ops += int64(len(res.blk.Ops))
+		err := write(res.blk)
+		results.done(r, res.blk)
+		if err != nil {
 			return st, fmt.Errorf("rank %d: %w", r, err)
 		}
 	}
@@ -144,6 +155,129 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 		return st, fmt.Errorf("%w (use --unsupported=calc to count their time as computation): %s", ErrUnsupported, countList(st.Unsupported))
 	}
 	return st, nil
+}
+
+func newStats(ranks int) *ConvertStats {
+	return &ConvertStats{Ranks: ranks, PerFunc: map[string]int64{}, Unsupported: map[string]int64{}}
+}
+
+// add adds the counts of x, one rank's, to st.
+func (st *ConvertStats) add(x *ConvertStats) {
+	st.Calls += x.Calls
+	st.Calcs += x.Calcs
+	st.ComputeNs += x.ComputeNs
+	st.Collectives += x.Collectives
+	st.Strided += x.Strided
+	for k, v := range x.PerFunc {
+		st.PerFunc[k] += v
+	}
+	for k, v := range x.Unsupported {
+		st.Unsupported[k] += v
+	}
+}
+
+// rankResult is the conversion of one rank: its block (nil after an
+// error), the counts of its calls, and its error.
+type rankResult struct {
+	blk   *goal.RankBlock
+	stats *ConvertStats
+	err   error
+}
+
+// rankConverter converts the ranks of a Source on several goroutines and
+// hands the results out in rank order. Worker w converts ranks w, w+W,
+// w+2W, ... with a converter of its own, into one of two blocks that it
+// reuses once Convert is done with them, so that it works on the next
+// rank while the caller writes the last.
+type rankConverter struct {
+	workers []rankWorker
+	quit    chan struct{}
+	wg      sync.WaitGroup
+}
+
+type rankWorker struct {
+	out  chan rankResult
+	free chan *goal.RankBlock
+}
+
+func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collective.Algorithm) *rankConverter {
+	n := d.NumRanks()
+	w := opt.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	w = max(1, min(w, n))
+	rc := &rankConverter{workers: make([]rankWorker, w), quit: make(chan struct{})}
+	for i := range rc.workers {
+		rw := &rc.workers[i]
+		rw.out = make(chan rankResult, 1)
+		rw.free = make(chan *goal.RankBlock, 2)
+		rw.free <- new(goal.RankBlock)
+		rw.free <- new(goal.RankBlock)
+		rc.wg.Add(1)
+		go func(first int) {
+			defer rc.wg.Done()
+			cv := converter{opt: opt, algs: algs, world: n}
+			for r := first; r < n; r += w {
+				var blk *goal.RankBlock
+				select {
+				case blk = <-rw.free:
+				case <-rc.quit:
+					return
+				}
+				res := cv.convert(d, r, blk)
+				select {
+				case rw.out <- res:
+				case <-rc.quit:
+					return
+				}
+				if res.err != nil {
+					return
+				}
+			}
+		}(i)
+	}
+	return rc
+}
+
+// next returns the result of rank r; ranks are asked for in order.
+func (rc *rankConverter) next(r int) rankResult {
+	return <-rc.workers[r%len(rc.workers)].out
+}
+
+// done gives blk, the block of rank r, back to its worker.
+func (rc *rankConverter) done(r int, blk *goal.RankBlock) {
+	rc.workers[r%len(rc.workers)].free <- blk
+}
+
+// stop ends the workers and waits for them.
+func (rc *rankConverter) stop() {
+	close(rc.quit)
+	rc.wg.Wait()
+}
+
+// convert converts rank r of d into blk, with stats of its own.
+func (cv *converter) convert(d Source, r int, blk *goal.RankBlock) rankResult {
+	cv.stats = newStats(0)
+	res := rankResult{stats: cv.stats}
+	rd, err := d.OpenRank(r)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	b, err := cv.rank(rd, int32(r))
+	rd.Close()
+	if err != nil {
+		res.err = err
+		return res
+	}
+	blk.Reset(b.Rank)
+	blk.Ops = append(blk.Ops, b.Ops...)
+	blk.DepStart = append(blk.DepStart, b.DepStart...)
+	blk.Deps = append(blk.Deps, b.Deps...)
+	blk.Labels = append(blk.Labels, b.Labels...)
+	res.blk = blk
+	return res
 }
 
 func countList(m map[string]int64) string {
