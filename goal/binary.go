@@ -254,6 +254,7 @@ type Writer struct {
 	spare     *writeBatch   // the other batch, owned by the encoder while busy
 	busy      chan struct{} // closed when the encoder finishes its batch; nil if idle
 	batchSize int           // ops, edges and blocks in a full batch; tests lower it
+	bigBlock  int           // ops and edges of a block encoded in line, not copied
 
 	// Owned by the encoder while busy.
 	enc     *zstd.Encoder
@@ -321,7 +322,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 		return nil, fmt.Errorf("goal: binary writer: %w", err)
 	}
 	bw := &Writer{w: w, h: h, enc: enc, chunkTarget: binChunkTarget, batchSize: binBatchSize,
-		fill: &writeBatch{}, spare: &writeBatch{}}
+		bigBlock: binBatchSize, fill: &writeBatch{}, spare: &writeBatch{}}
 	buf := append([]byte(nil), BinaryMagic...)
 	buf = binary.AppendUvarint(buf, BinaryVersion)
 	buf = binary.AppendUvarint(buf, uint64(h.NumRanks))
@@ -370,6 +371,19 @@ func (w *Writer) WriteRank(b *RankBlock) error {
 			return fmt.Errorf("goal: binary writer: %w", &BlockError{Rank: b.Rank, Op: int32(i), Edge: -1,
 				Msg: fmt.Sprintf("cpu %d or nic %d beyond the header's %d cpus and %d nics", op.CPU, op.NIC, w.h.NumCPUs, w.h.NumNICs)})
 		}
+	}
+	if len(b.Ops)+len(b.Deps) >= w.bigBlock {
+		// Copying a large block would double the memory it takes: it is
+		// encoded here, once the blocks before it are.
+		if err := w.handOver(); err != nil {
+			return err
+		}
+		if err := w.wait(); err != nil {
+			return err
+		}
+		w.next++
+		w.encodeBlock(b)
+		return w.wait()
 	}
 	w.fill.add(b)
 	w.next++
@@ -427,20 +441,28 @@ func (w *Writer) encode(x *writeBatch) {
 		b.Labels = x.labels[labels:bb.labels]
 		ds += bb.ops - ops + 1
 		ops, deps, labels = bb.ops, bb.deps, bb.labels
-		start := len(w.raw)
-		w.raw = w.appendBlock(w.raw, &b)
-		if int64(len(w.raw)-start) > binMaxBlockRaw {
-			w.raw = w.raw[:start]
-			w.encErr = fmt.Errorf("goal: binary writer: rank %d: encoding larger than %d bytes", b.Rank, int64(binMaxBlockRaw))
+		if !w.encodeBlock(&b) {
 			return
 		}
-		w.encoded++
-		if len(w.raw) >= w.chunkTarget {
-			if w.flush() != nil {
-				return
-			}
-		}
 	}
+}
+
+// encodeBlock appends block b to the current chunk and writes the chunk
+// once it reaches the target size. It reports false, with the error in
+// encErr, if that fails.
+func (w *Writer) encodeBlock(b *RankBlock) bool {
+	start := len(w.raw)
+	w.raw = w.appendBlock(w.raw, b)
+	if int64(len(w.raw)-start) > binMaxBlockRaw {
+		w.raw = w.raw[:start]
+		w.encErr = fmt.Errorf("goal: binary writer: rank %d: encoding larger than %d bytes", b.Rank, int64(binMaxBlockRaw))
+		return false
+	}
+	w.encoded++
+	if len(w.raw) >= w.chunkTarget {
+		return w.flush() == nil
+	}
+	return true
 }
 
 // appendBlock appends the encoding of block b to dst.

@@ -550,8 +550,10 @@ func TestBinaryWriterIOError(t *testing.T) {
 // TestBinaryWriterBatches checks that the bytes a Writer writes do not
 // depend on how its blocks are batched for the encoder's goroutine: they
 // are those of encoding every block in line (binEncodeUnchecked), for
-// batches of one block up to the whole schedule and chunks of a few
-// bytes up to the default. A caller's block may change after WriteRank.
+// batches of one block up to the whole schedule, chunks of a few bytes up
+// to the default, and large blocks (here: 5 or 20 ops and edges or more)
+// encoded in line between batches. A caller's block may change after
+// WriteRank.
 func TestBinaryWriterBatches(t *testing.T) {
 	scheds := map[string]*Schedule{
 		"dissemination": binDissemination(t, 64, 1024),
@@ -562,27 +564,29 @@ func TestBinaryWriterBatches(t *testing.T) {
 		for _, chunk := range []int{8, 300, binChunkTarget} {
 			want := binEncodeUnchecked(t, s, chunk)
 			for _, batch := range []int{1, 2, 7, 100, binBatchSize} {
-				var buf bytes.Buffer
-				w, err := NewWriter(&buf, Header{NumRanks: s.NumRanks, NumCPUs: s.NumCPUs, NumNICs: s.NumNICs})
-				if err != nil {
-					t.Fatal(err)
-				}
-				w.chunkTarget, w.batchSize = chunk, batch
-				var b RankBlock
-				for r := 0; r < s.NumRanks; r++ {
-					s.Block(r, &b)
-					if err := w.WriteRank(&b); err != nil {
+				for _, big := range []int{5, 20, binBatchSize} {
+					var buf bytes.Buffer
+					w, err := NewWriter(&buf, Header{NumRanks: s.NumRanks, NumCPUs: s.NumCPUs, NumNICs: s.NumNICs})
+					if err != nil {
 						t.Fatal(err)
 					}
-					for i := range b.Ops {
-						b.Ops[i].Size++ // the caller reuses its block
+					w.chunkTarget, w.batchSize, w.bigBlock = chunk, batch, big
+					var b RankBlock
+					for r := 0; r < s.NumRanks; r++ {
+						s.Block(r, &b)
+						if err := w.WriteRank(&b); err != nil {
+							t.Fatal(err)
+						}
+						for i := range b.Ops {
+							b.Ops[i].Size++ // the caller reuses its block
+						}
 					}
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(buf.Bytes(), want) {
-					t.Errorf("%s, chunks of %d bytes, batches of %d: %d bytes differ from the %d written in line", name, chunk, batch, buf.Len(), len(want))
+					if err := w.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(buf.Bytes(), want) {
+						t.Errorf("%s, chunks of %d bytes, batches of %d, blocks of %d in line: %d bytes differ from the %d written in line", name, chunk, batch, big, buf.Len(), len(want))
+					}
 				}
 			}
 		}
