@@ -141,12 +141,12 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 			return st, res.err
 		}
 		if len(st.Unsupported) > 0 && opt.Unsupported == "" {
-			results.done(r, res.blk)
+			results.done(r, res)
 			continue // keep reading to list every unsupported call
 		}
 		st.Ops += int64(len(res.blk.Ops))
 		err := write(res.blk)
-		results.done(r, res.blk)
+		results.done(r, res)
 		if err != nil {
 			return st, fmt.Errorf("rank %d: %w", r, err)
 		}
@@ -182,13 +182,16 @@ type rankResult struct {
 	blk   *goal.RankBlock
 	stats *ConvertStats
 	err   error
+	lent  bool // blk is the worker's converter's own, not a copy
 }
 
 // rankConverter converts the ranks of a Source on several goroutines and
 // hands the results out in rank order. Worker w converts ranks w, w+W,
-// w+2W, ... with a converter of its own, into one of two blocks that it
-// reuses once Convert is done with them, so that it works on the next
-// rank while the caller writes the last.
+// w+2W, ... with a converter of its own and hands out a copy of each
+// block, in one of two blocks it reuses, so that it converts the next
+// rank while Convert writes the last. A block of copyLimit ops and edges
+// or more is not copied, which would double the memory of a large rank:
+// the worker lends its converter's block and waits for it to be written.
 type rankConverter struct {
 	workers []rankWorker
 	quit    chan struct{}
@@ -196,9 +199,14 @@ type rankConverter struct {
 }
 
 type rankWorker struct {
-	out  chan rankResult
-	free chan *goal.RankBlock
+	out      chan rankResult
+	spare    chan *goal.RankBlock // blocks for copies, back from Convert
+	returned chan struct{}        // a lent block is written
 }
+
+// copyLimit is the size, in ops and edges, from which a converted rank is
+// lent rather than copied.
+var copyLimit = 1 << 16
 
 func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collective.Algorithm) *rankConverter {
 	n := d.NumRanks()
@@ -211,21 +219,41 @@ func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collect
 	for i := range rc.workers {
 		rw := &rc.workers[i]
 		rw.out = make(chan rankResult, 1)
-		rw.free = make(chan *goal.RankBlock, 2)
-		rw.free <- new(goal.RankBlock)
-		rw.free <- new(goal.RankBlock)
+		rw.spare = make(chan *goal.RankBlock, 2)
+		rw.spare <- new(goal.RankBlock)
+		rw.spare <- new(goal.RankBlock)
+		rw.returned = make(chan struct{}, 1)
 		rc.wg.Add(1)
 		go func(first int) {
 			defer rc.wg.Done()
 			cv := converter{opt: opt, algs: algs, world: n}
+			lent := false
 			for r := first; r < n; r += w {
-				var blk *goal.RankBlock
-				select {
-				case blk = <-rw.free:
-				case <-rc.quit:
-					return
+				if lent {
+					select {
+					case <-rw.returned:
+					case <-rc.quit:
+						return
+					}
 				}
-				res := cv.convert(d, r, blk)
+				res := cv.convert(d, r)
+				if b := res.blk; b != nil && len(b.Ops)+len(b.Deps) < copyLimit {
+					var c *goal.RankBlock
+					select {
+					case c = <-rw.spare:
+					case <-rc.quit:
+						return
+					}
+					c.Reset(b.Rank)
+					c.Ops = append(c.Ops, b.Ops...)
+					c.DepStart = append(c.DepStart, b.DepStart...)
+					c.Deps = append(c.Deps, b.Deps...)
+					c.Labels = append(c.Labels, b.Labels...)
+					res.blk = c
+				} else {
+					res.lent = b != nil
+				}
+				lent = res.lent
 				select {
 				case rw.out <- res:
 				case <-rc.quit:
@@ -245,9 +273,14 @@ func (rc *rankConverter) next(r int) rankResult {
 	return <-rc.workers[r%len(rc.workers)].out
 }
 
-// done gives blk, the block of rank r, back to its worker.
-func (rc *rankConverter) done(r int, blk *goal.RankBlock) {
-	rc.workers[r%len(rc.workers)].free <- blk
+// done gives res, rank r's result, back to its worker once written.
+func (rc *rankConverter) done(r int, res rankResult) {
+	rw := &rc.workers[r%len(rc.workers)]
+	if res.lent {
+		rw.returned <- struct{}{}
+	} else {
+		rw.spare <- res.blk
+	}
 }
 
 // stop ends the workers and waits for them.
@@ -256,8 +289,9 @@ func (rc *rankConverter) stop() {
 	rc.wg.Wait()
 }
 
-// convert converts rank r of d into blk, with stats of its own.
-func (cv *converter) convert(d Source, r int, blk *goal.RankBlock) rankResult {
+// convert converts rank r of d, with stats of its own. The block is
+// cv's until the next call.
+func (cv *converter) convert(d Source, r int) rankResult {
 	cv.stats = newStats(0)
 	res := rankResult{stats: cv.stats}
 	rd, err := d.OpenRank(r)
@@ -271,12 +305,7 @@ func (cv *converter) convert(d Source, r int, blk *goal.RankBlock) rankResult {
 		res.err = err
 		return res
 	}
-	blk.Reset(b.Rank)
-	blk.Ops = append(blk.Ops, b.Ops...)
-	blk.DepStart = append(blk.DepStart, b.DepStart...)
-	blk.Deps = append(blk.Deps, b.Deps...)
-	blk.Labels = append(blk.Labels, b.Labels...)
-	res.blk = blk
+	res.blk = b
 	return res
 }
 

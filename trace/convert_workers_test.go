@@ -11,7 +11,9 @@ import (
 )
 
 // TestConvertWorkers checks that converting ranks on several goroutines
-// gives the schedule and the stats of one, for a trace of every format.
+// gives the schedule and the stats of one, for a trace of every format,
+// with ranks copied for the writer and, for a copy limit of 0 and 40 ops
+// and edges, lent (all or some).
 func TestConvertWorkers(t *testing.T) {
 	open := map[string]func() (trace.Source, error){
 		"gopsim trace": func() (trace.Source, error) { return trace.OpenDir("testdata/irregular") },
@@ -32,7 +34,10 @@ func TestConvertWorkers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var want *goal.Schedule
 			var wantSt *trace.ConvertStats
-			for _, workers := range []int{1, 2, 3, 5} {
+			for _, run := range []struct{ workers, copyLimit int }{{1, 1 << 30}, {2, 1 << 30}, {3, 1 << 30}, {5, 1 << 30}, {2, 0}, {3, 40}} {
+				workers := run.workers
+				restore := trace.SetCopyLimit(run.copyLimit)
+				defer restore()
 				src, err := o()
 				if err != nil {
 					t.Fatal(err)
@@ -50,10 +55,10 @@ func TestConvertWorkers(t *testing.T) {
 					continue
 				}
 				if !reflect.DeepEqual(s, want) {
-					t.Errorf("%d workers: the schedule differs from one worker's", workers)
+					t.Errorf("%+v: the schedule differs from one worker's", run)
 				}
 				if !reflect.DeepEqual(st, wantSt) {
-					t.Errorf("%d workers: stats %+v, want %+v", workers, st, wantSt)
+					t.Errorf("%+v: stats %+v, want %+v", run, st, wantSt)
 				}
 			}
 		})
@@ -101,7 +106,11 @@ func TestConvertWorkersErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var want string
-			for _, workers := range []int{1, 2, 3, 8} {
+			for _, workers := range []int{1, 2, 3, 8, -2} {
+				if workers < 0 { // lend every rank instead of copying it
+					workers = -workers
+					defer trace.SetCopyLimit(0)()
+				}
 				opt := c.opt
 				opt.Workers = workers
 				st, err := trace.Convert(c.d, opt, c.write)
