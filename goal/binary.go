@@ -1169,47 +1169,55 @@ func (d *chunkDecoder) decodeBlock(b *RankBlock, rank int32) error {
 // ones used. Its slices are allocated at their final size: the chunks
 // are counted first, then decoded in parallel straight into place.
 func ReadBinary(r io.Reader) (*Schedule, error) {
-	var (
-		s  *Schedule
-		mu sync.Mutex // guards s.Labels
-	)
-	alloc := func(h Header, ops, edges, _ int) error {
-		if ops > math.MaxInt32 || edges > math.MaxInt32 {
-			return fmt.Errorf("goal: binary schedule: %d ops and %d edges: %w", ops, edges, ErrTooLarge)
-		}
-		s = &Schedule{NumRanks: h.NumRanks, NumCPUs: h.NumCPUs, NumNICs: h.NumNICs,
-			RankStart: make([]int32, h.NumRanks+1), DepStart: make([]int32, ops+1)}
-		if ops > 0 {
-			s.Ops = make([]Op, ops)
-		}
-		if edges > 0 {
-			s.Deps = make([]Dep, edges)
-		}
-		return nil
-	}
-	visit := func(_ int, b *RankBlock, op, edge int) {
-		copy(s.Ops[op:], b.Ops)
-		ds := s.DepStart[op+1 : op+len(b.Ops)+1]
-		for i := range ds {
-			ds[i] = int32(edge) + b.DepStart[i+1]
-		}
-		copy(s.Deps[edge:], b.Deps)
-		s.RankStart[b.Rank+1] = int32(op + len(b.Ops))
-		if len(b.Labels) > 0 {
-			mu.Lock()
-			if s.Labels == nil {
-				s.Labels = make(map[int32]string)
-			}
-			for _, l := range b.Labels {
-				s.Labels[int32(op)+l.Op] = l.Name
-			}
-			mu.Unlock()
-		}
-	}
-	if err := ReadBinaryBlocks(r, alloc, visit); err != nil {
+	var sb scheduleBuilder
+	if err := ReadBinaryBlocks(r, sb.alloc, sb.visit); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return sb.s, nil
+}
+
+// scheduleBuilder builds a Schedule at its final size from the rank
+// blocks of ReadBinaryBlocks or ReadTextBlocks.
+type scheduleBuilder struct {
+	s  *Schedule
+	mu sync.Mutex // guards s.Labels
+}
+
+func (sb *scheduleBuilder) alloc(h Header, ops, edges, _ int) error {
+	if ops > math.MaxInt32 || edges > math.MaxInt32 {
+		return fmt.Errorf("goal: %d ops and %d edges: %w", ops, edges, ErrTooLarge)
+	}
+	s := &Schedule{NumRanks: h.NumRanks, NumCPUs: h.NumCPUs, NumNICs: h.NumNICs,
+		RankStart: make([]int32, h.NumRanks+1), DepStart: make([]int32, ops+1)}
+	if ops > 0 {
+		s.Ops = make([]Op, ops)
+	}
+	if edges > 0 {
+		s.Deps = make([]Dep, edges)
+	}
+	sb.s = s
+	return nil
+}
+
+func (sb *scheduleBuilder) visit(_ int, b *RankBlock, op, edge int) {
+	s := sb.s
+	copy(s.Ops[op:], b.Ops)
+	ds := s.DepStart[op+1 : op+len(b.Ops)+1]
+	for i := range ds {
+		ds[i] = int32(edge) + b.DepStart[i+1]
+	}
+	copy(s.Deps[edge:], b.Deps)
+	s.RankStart[b.Rank+1] = int32(op + len(b.Ops))
+	if len(b.Labels) > 0 {
+		sb.mu.Lock()
+		if s.Labels == nil {
+			s.Labels = make(map[int32]string)
+		}
+		for _, l := range b.Labels {
+			s.Labels[int32(op)+l.Op] = l.Name
+		}
+		sb.mu.Unlock()
+	}
 }
 
 // ReadBinaryBlocks reads a whole schedule in the binary form and hands

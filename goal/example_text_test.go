@@ -167,3 +167,55 @@ func ExampleReadFile() {
 	// pingpong.text: text, 2 ranks, 3 ops
 	// pingpong.binary: binary, 2 ranks, 3 ops
 }
+
+// A text file read at offsets is parsed on all CPUs, cut at its rank
+// lines; the schedule and the errors are those of ReadText.
+func ExampleReadTextAt() {
+	f, err := os.CreateTemp("", "*.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := f.WriteString(exampleText); err != nil {
+		log.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := goal.ReadTextAt(f, fi.Size(), "pingpong.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.NumRanks, len(s.Ops), len(s.Deps))
+	// Output:
+	// 2 3 1
+}
+
+// ReadTextBlocks hands out the blocks of a text schedule, as
+// ReadBinaryBlocks does for the binary form: alloc learns the totals first,
+// so that the blocks can be copied straight into place.
+func ExampleReadTextBlocks() {
+	var ops []goal.Op
+	alloc := func(h goal.Header, numOps, numEdges, workers int) error {
+		fmt.Printf("%d ranks, %d ops, %d edges\n", h.NumRanks, numOps, numEdges)
+		ops = make([]goal.Op, numOps)
+		return nil
+	}
+	visit := func(w int, b *goal.RankBlock, op, edge int) {
+		copy(ops[op:], b.Ops) // blocks of different ranks may come at once
+	}
+	r := strings.NewReader(exampleText)
+	if err := goal.ReadTextBlocks(r, r.Size(), "pingpong.goal", alloc, visit); err != nil {
+		log.Fatal(err)
+	}
+	for _, op := range ops {
+		fmt.Println(op.Kind, op.Size)
+	}
+	// Output:
+	// 2 ranks, 3 ops, 1 edges
+	// send 1024
+	// calc 500
+	// recv 1024
+}

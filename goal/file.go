@@ -53,14 +53,30 @@ func Read(r io.Reader, name string) (*Schedule, Format, error) {
 	return s, FormatText, err
 }
 
-// ReadFile reads the schedule stored at path in either form.
+// ReadFile reads the schedule stored at path in either form; a regular
+// file in the text form is parsed on all CPUs (ReadAt).
 func ReadFile(path string) (*Schedule, Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, FormatText, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		return ReadAt(f, fi.Size(), path)
+	}
 	return Read(f, path)
+}
+
+// ReadAt is Read for the size bytes of r read at offsets: a schedule in
+// the text form is parsed on all CPUs (ReadTextAt).
+func ReadAt(r io.ReaderAt, size int64, name string) (*Schedule, Format, error) {
+	prefix := make([]byte, len(BinaryMagic))
+	n, _ := r.ReadAt(prefix, 0)
+	if !IsBinary(prefix[:n]) {
+		s, err := ReadTextAt(r, size, name)
+		return s, FormatText, err
+	}
+	return Read(io.NewSectionReader(r, 0, size), name)
 }
 
 // WriteFile writes s to path in format f. The schedule goes to a

@@ -47,8 +47,9 @@ type TextReader struct {
 
 	numRanks     int // -1 until num_ranks is read
 	numRanksLine int
-	next         int // next expected rank block
+	next         int // next expected rank block; -1 in a piece: any
 	inBlock      bool
+	piece        bool // reading a piece of a file (ReadTextBlocks)
 
 	// per-block state
 	opLine  []int32 // line of each op of the block
@@ -58,7 +59,8 @@ type TextReader struct {
 	edges   []pendingEdge
 	order   []int32 // CSR edge -> index into edges
 	work    []int32
-	scratch []byte
+	scratch []byte // the current line: in br's buffer, or own
+	own     []byte
 }
 
 type pendingEdge struct {
@@ -70,7 +72,11 @@ type pendingEdge struct {
 // NewTextReader returns a reader of GOAL text from r; name is used in
 // error messages (usually the file name).
 func NewTextReader(r io.Reader, name string) *TextReader {
-	return &TextReader{name: name, br: bufio.NewReaderSize(r, 1<<16), numRanks: -1, labels: make(map[string]int32)}
+	return newTextReader(bufio.NewReaderSize(r, 1<<16), name)
+}
+
+func newTextReader(br *bufio.Reader, name string) *TextReader {
+	return &TextReader{name: name, br: br, numRanks: -1, labels: make(map[string]int32)}
 }
 
 // NumRanks is the num_ranks of the file, or -1 while it has not been read.
@@ -105,25 +111,35 @@ func (t *TextReader) readLine() (bool, error) {
 	if t.eof {
 		return false, nil
 	}
-	t.scratch = t.scratch[:0]
-	for {
-		chunk, err := t.br.ReadSlice('\n')
-		t.scratch = append(t.scratch, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF {
-			t.eof = true
-			if len(t.scratch) == 0 {
-				return false, nil
-			}
-			break
-		}
-		if err != nil {
-			return false, fmt.Errorf("%s: line %d: %w", t.name, t.num+1, err)
-		}
-		break
+	chunk, err := t.br.ReadSlice('\n')
+	if err == nil {
+		// The whole line is in the buffer, valid until the next read: no
+		// copy.
+		t.scratch = chunk
+		return t.lineRead(), nil
 	}
+	// A line longer than the buffer, or the last one: into own storage.
+	t.own = append(t.own[:0], chunk...)
+	for err == bufio.ErrBufferFull {
+		chunk, err = t.br.ReadSlice('\n')
+		t.own = append(t.own, chunk...)
+	}
+	switch err {
+	case nil:
+	case io.EOF:
+		t.eof = true
+		if len(t.own) == 0 {
+			return false, nil
+		}
+	default:
+		return false, fmt.Errorf("%s: line %d: %w", t.name, t.num+1, err)
+	}
+	t.scratch = t.own
+	return t.lineRead(), nil
+}
+
+// lineRead makes the line in t.scratch, with its newline, the current one.
+func (t *TextReader) lineRead() bool {
 	t.num++
 	l := t.scratch
 	// A newline is "\r\n" or "\n". txt2bin appends a '\n' at the end of
@@ -137,7 +153,7 @@ func (t *TextReader) readLine() (bool, error) {
 		l = l[:n-1]
 	}
 	t.line, t.pos = l, 0
-	return true, nil
+	return true
 }
 
 func (t *TextReader) skipBlanks() {
@@ -181,6 +197,12 @@ func (t *TextReader) uint(what string, max uint64) (uint64, error) {
 		return 0, t.errHere(what + " (an unsigned integer)")
 	}
 	var v uint64
+	// 19 digits cannot overflow.
+	line, i := t.line, t.pos
+	for end := min(len(line), i+19); i < end && isDigit(line[i]); i++ {
+		v = v*10 + uint64(line[i]-'0')
+	}
+	t.pos = i
 	overflow := false
 	for t.pos < len(t.line) && isDigit(t.line[t.pos]) {
 		d := uint64(t.line[t.pos] - '0')
@@ -320,6 +342,9 @@ func (t *TextReader) finish() error {
 	if t.inBlock {
 		return t.errHere(`"}" closing rank ` + strconv.Itoa(t.next))
 	}
+	if t.piece {
+		return io.EOF // the caller checks that the pieces join
+	}
 	if t.numRanks < 0 {
 		return &SyntaxError{File: t.name, Line: 1, Col: 1, Msg: "no num_ranks statement in the file"}
 	}
@@ -357,6 +382,9 @@ func (t *TextReader) rankStmt(b *RankBlock, col int) error {
 	}
 	if !t.literal("{") {
 		return t.errHere(`"{"`)
+	}
+	if t.next < 0 { // a piece starts with any rank
+		t.next = int(r)
 	}
 	switch {
 	case t.numRanks >= 0 && int(r) >= t.numRanks:

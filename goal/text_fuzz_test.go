@@ -125,3 +125,19 @@ func checkFuzzError(t *testing.T, data []byte, err error) {
 		t.Fatalf("error %q has no message", err)
 	}
 }
+
+// FuzzReadTextAt checks that reading a text in pieces on several
+// goroutines gives exactly ReadText's schedule or error, whatever the text,
+// for pieces of a few bytes (so that small inputs are cut too).
+func FuzzReadTextAt(f *testing.F) {
+	f.Add([]byte(bigText(12)))
+	f.Add([]byte("num_ranks 2\nrank 0 {\n/*\nrank 1 {\n*/\n}\nrank 1 {\n}\n"))
+	f.Add([]byte("num_ranks 3\nrank 0 {\n}\nrank 1 {\nrank 2 {\n}\n"))
+	f.Add([]byte("num_ranks 2\r\nrank 0 {\r\nl1: calc 1\r\n}\r\nrank 1 {\r\n}\r"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			t.Skip()
+		}
+		checkTextAt(t, "fuzz.goal", string(data), 3, 40)
+	})
+}

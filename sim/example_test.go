@@ -79,6 +79,39 @@ recv 1024b from 0 tag 7
 	// 2 2 [1500 9638]
 }
 
+// A text schedule, as LogGOPSim's Schedgen writes it, read straight into
+// a program: a large file is parsed on all CPUs.
+func ExampleReadTextProgram() {
+	text := `num_ranks 2
+rank 0 {
+l1: send 1024b to 1 tag 7
+l2: calc 100
+l2 requires l1
+}
+rank 1 {
+l1: recv 1024b from 0 tag 7
+}
+`
+	// An *os.File works the same way: it too reads at offsets.
+	p, err := sim.ReadTextProgram(strings.NewReader(text), int64(len(text)), "example.goal")
+	if err != nil {
+		panic(err)
+	}
+	res, err := p.Run(sim.Options{Params: sim.DefaultParams()})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.NumRanks, p.NumOps(), res.PerRank)
+
+	// Errors are those of goal.ReadText.
+	bad := strings.Replace(text, "from 0", "from 2", 1)
+	_, err = sim.ReadTextProgram(strings.NewReader(bad), int64(len(bad)), "bad.goal")
+	fmt.Println(err)
+	// Output:
+	// 2 3 [1600 11638]
+	// bad.goal:8:21: peer rank 2 outside 0..1 (num_ranks 2)
+}
+
 // A schedule larger than memory is streamed: its op records go to a spill
 // file and a run loads them as it needs them, giving back the pages of
 // finished ops. The results are those of the program held in memory.

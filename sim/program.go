@@ -444,6 +444,25 @@ func ProgramBytes(ranks, ops, edges int, multi bool) int64 {
 // limit bytes (0: no limit). The caller can then stream the schedule
 // (ReadProgramStream) instead.
 func ReadProgramWithin(r io.Reader, limit int64) (*Program, error) {
+	return readProgram(limit, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
+		return goal.ReadBinaryBlocks(r, alloc, visit)
+	})
+}
+
+// ReadTextProgram reads a schedule in the GOAL text form, the size bytes of
+// r, straight into a Program, parsing the text on all CPUs
+// (goal.ReadTextBlocks); name is used in errors, which are those of
+// goal.ReadText. Like ReadProgram, it never holds the goal.Schedule.
+func ReadTextProgram(r io.ReaderAt, size int64, name string) (*Program, error) {
+	return readProgram(0, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
+		return goal.ReadTextBlocks(r, size, name, alloc, visit)
+	})
+}
+
+// readProgram builds a Program from the blocks that read hands out (a
+// goal.ReadBinaryBlocks or goal.ReadTextBlocks), within limit bytes (0: no
+// limit).
+func readProgram(limit int64, read func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error) (*Program, error) {
 	var b *builder
 	alloc := func(h goal.Header, ops, edges, workers int) error {
 		multi := h.NumCPUs > 1 || h.NumNICs > 1
@@ -457,7 +476,7 @@ func ReadProgramWithin(r io.Reader, limit int64) (*Program, error) {
 	visit := func(w int, blk *goal.RankBlock, op, edge int) {
 		b.add(w, blk.Rank, blk.Ops, blk.DepStart, 0, blk.Deps, blk.Labels, op, edge)
 	}
-	if err := goal.ReadBinaryBlocks(r, alloc, visit); err != nil {
+	if err := read(alloc, visit); err != nil {
 		return nil, err
 	}
 	return b.finish()

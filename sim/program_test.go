@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/pattern"
 )
 
 // TestReadProgram reads every conformance schedule through its binary form
@@ -197,4 +199,51 @@ func reversed(t *testing.T, n int) *goal.Schedule {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestReadTextProgram reads text schedules straight into a Program with
+// ReadTextProgram, under GOMAXPROCS 1 and 2: the program must be the one
+// Compile builds from goal.ReadText, and errors must be ReadText's. The
+// generated schedule is large enough (4 MB of text) to be parsed in
+// pieces on several goroutines.
+func TestReadTextProgram(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	texts := map[string][]byte{}
+	for _, f := range conformanceGoals() {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = data
+	}
+	var big bytes.Buffer
+	if err := goal.WriteText(&big, patternScheduleWith(t, "dissemination", pattern.Params{Ranks: 4096, Size: 8})); err != nil {
+		t.Fatal(err)
+	}
+	if big.Len() < 3<<20 {
+		t.Fatalf("the generated text has %d bytes, too few to be cut", big.Len())
+	}
+	texts["dissemination.goal"] = big.Bytes()
+	texts["late error.goal"] = bytes.Replace(big.Bytes(), []byte("rank 4000 {"), []byte("rank 4001 {"), 1)
+	texts["a cut inside a comment.goal"] = bytes.Replace(big.Bytes(), []byte("rank 3000 {"), []byte("/*\nrank 7 {\n*/\nrank 3000 {"), 1)
+	for name, data := range texts {
+		s, werr := goal.ReadText(bytes.NewReader(data), name)
+		var want *Program
+		if werr == nil {
+			var err error
+			if want, err = Compile(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, procs := range []int{1, 2} {
+			runtime.GOMAXPROCS(procs)
+			p, err := ReadTextProgram(bytes.NewReader(data), int64(len(data)), name)
+			if fmt.Sprint(err) != fmt.Sprint(werr) {
+				t.Fatalf("%s, GOMAXPROCS %d: error %v, want %v", name, procs, err, werr)
+			}
+			if werr == nil && !reflect.DeepEqual(p, want) {
+				t.Fatalf("%s, GOMAXPROCS %d: another program than Compile's", name, procs)
+			}
+		}
+	}
 }

@@ -93,20 +93,43 @@ type scheduleInfo struct {
 	numOps   int
 }
 
-// readSchedule reads the schedule at path and hashes its bytes on the way.
+// readSchedule reads the schedule at path and hashes its bytes, on
+// another goroutine while it is parsed: a text schedule is parsed on all
+// CPUs (goal.ReadTextAt), which needs to read it at offsets.
 func readSchedule(path string) (*goal.Schedule, scheduleInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, scheduleInfo{}, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	tee := io.TeeReader(f, h)
-	s, format, err := goal.Read(tee, path)
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, scheduleInfo{}, err
 	}
-	if _, err := io.Copy(io.Discard, tee); err != nil {
+	if !fi.Mode().IsRegular() { // a pipe: one pass, hashed on the way
+		h := sha256.New()
+		tee := io.TeeReader(f, h)
+		s, format, err := goal.Read(tee, path)
+		if err != nil {
+			return nil, scheduleInfo{}, err
+		}
+		if _, err := io.Copy(io.Discard, tee); err != nil {
+			return nil, scheduleInfo{}, err
+		}
+		return s, scheduleInfo{path, hex.EncodeToString(h.Sum(nil)), format, s.NumRanks, len(s.Ops)}, nil
+	}
+	size := fi.Size()
+	h := sha256.New()
+	hashed := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(h, io.NewSectionReader(f, 0, size))
+		hashed <- err
+	}()
+	s, format, err := goal.ReadAt(f, size, path)
+	if herr := <-hashed; err == nil && herr != nil {
+		err = fmt.Errorf("%s: %w", path, herr)
+	}
+	if err != nil {
 		return nil, scheduleInfo{}, err
 	}
 	return s, scheduleInfo{path, hex.EncodeToString(h.Sum(nil)), format, s.NumRanks, len(s.Ops)}, nil

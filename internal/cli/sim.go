@@ -315,6 +315,7 @@ func Sim(o SimOptions, w io.Writer) error {
 // go to log.
 func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, popt progress.Options) (*sim.Program, goal.Format, error) {
 	var r io.Reader
+	var at io.ReaderAt // r, when it can be read at offsets: a regular file or the example
 	var size int64
 	name := path
 	if path == "" {
@@ -323,7 +324,8 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, 
 		if err != nil {
 			return nil, goal.FormatText, err
 		}
-		r, size = bytes.NewReader(data), int64(len(data))
+		br := bytes.NewReader(data)
+		r, at, size = br, br, int64(len(data))
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
@@ -332,6 +334,9 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, 
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil {
 			size = fi.Size()
+			if fi.Mode().IsRegular() {
+				at = f
+			}
 		}
 		r = f
 	}
@@ -352,6 +357,14 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, 
 	}
 	if mem.mode == "on" {
 		return nil, goal.FormatText, fmt.Errorf("%s: --stream on needs a binary schedule (gopsim convert %s FILE.bin)", name, name)
+	}
+	if at != nil {
+		// Parsed on all CPUs, straight into the program.
+		p, err := sim.ReadTextProgram(at, size, name)
+		if err != nil {
+			return nil, goal.FormatText, err
+		}
+		return p, goal.FormatText, params.Validate()
 	}
 	s, format, err := goal.Read(br, name)
 	if err != nil {
