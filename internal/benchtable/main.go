@@ -42,6 +42,9 @@ type row struct {
 	// make, when set, writes the schedule instead of gen: gopsim's
 	// arguments, to which the output file is appended.
 	make []string
+	// text: the schedule is written and simulated in the GOAL text form
+	// (as Schedgen writes it) instead of the binary one.
+	text bool
 }
 
 var rows = []row{
@@ -54,6 +57,12 @@ var rows = []row{
 	{pattern: "linear_alltoall", ranks: 1024, size: 1024, refWall: 0, refRSS: 0},
 	{pattern: "dissemination", ranks: 1048576, size: 1024, refWall: 0, refRSS: 0},
 	{pattern: "allreduce_recdoub", ranks: 1048576, size: 1048576, refWall: 0, refRSS: 0},
+	// From LogGOPSim's own input, a Schedgen text file (LogGOPSim's figures
+	// are of its binary file, without the txt2bin it needs first).
+	{pattern: "dissemination", ranks: 65536, size: 1024, refWall: 1.42, refRSS: 445, text: true,
+		label: "dissemination -d 1024, GOAL text"},
+	{pattern: "allreduce_recdoub", ranks: 131072, size: 1048576, refWall: 10.9, refRSS: 1761, text: true,
+		label: "allreduce_recdoub -d 1048576, GOAL text"},
 	// Larger than memory: 160.6 M ops, 7.3 GiB in memory; streamed
 	// (--stream auto) within GOMEMLIMIT=4GiB.
 	{pattern: "mpi_allreduce", ranks: 16384, size: 8, gen: []string{"--algo", "recdoub", "--iterations", "350"},
@@ -85,7 +94,7 @@ func main() {
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "Measured %s on %s (%d CPUs visible, %s/%s, %s) by `make bench`\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	fmt.Fprintf(&out, "(`go run ./internal/benchtable -runs %d`: `gopsim gen` (for the trace row, `gopsim extrapolate`) to a binary file, then `gopsim sim --json FILE` as a\nchild process, %d times; the fastest wall clock and the largest peak RSS of the child).", *runs, *runs)
+	fmt.Fprintf(&out, "(`go run ./internal/benchtable -runs %d`: `gopsim gen` (for the trace row, `gopsim extrapolate`) to a binary file (a text file for the GOAL text rows), then `gopsim sim --json FILE` as a\nchild process, %d times; the fastest wall clock and the largest peak RSS of the child).", *runs, *runs)
 	if *maxRanks < 1<<20 {
 		fmt.Fprintf(&out, " Rows above %d ranks were left out (-max-ranks).", *maxRanks)
 	}
@@ -96,7 +105,11 @@ func main() {
 		if r.ranks > *maxRanks {
 			continue
 		}
-		file := filepath.Join(*dir, fmt.Sprintf("%s_%d_%d.bin", r.pattern, r.ranks, r.size))
+		ext := ".bin"
+		if r.text {
+			ext = ".goal" // gen writes text for this extension
+		}
+		file := filepath.Join(*dir, fmt.Sprintf("%s_%d_%d%s", r.pattern, r.ranks, r.size, ext))
 		gen := exec.Command(*gopsim, append([]string{"gen", "-p", r.pattern, "-s", fmt.Sprint(r.ranks), "-d", fmt.Sprint(r.size), "-o", file}, r.gen...)...)
 		if r.make != nil {
 			gen = exec.Command(*gopsim, append(slices.Clone(r.make), file)...)
