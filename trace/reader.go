@@ -758,16 +758,32 @@ func (r *Reader) commField(what string) (int32, *Comm, error) {
 	return int32(id), cm, nil
 }
 
-func (r *Reader) datatype(what string) (Datatype, error) {
-	size, err := r.uvMax(what+" size", math.MaxInt64)
+// field holds the names, for messages, of a call's field and of its parts,
+// built once: building them on every call cost an allocation per call.
+type field struct{ name, size, extent, length, id string }
+
+func newField(name string) field {
+	return field{name, name + " size", name + " extent", name + " length", name + " id"}
+}
+
+var (
+	sendTypeField   = newField("datatype")
+	recvTypeField   = newField("receive datatype")
+	sendCountsField = newField("counts")
+	recvCountsField = newField("receive counts")
+)
+
+func (r *Reader) datatype(f field) (Datatype, error) {
+	size, err := r.uvMax(f.size, math.MaxInt64)
 	if err != nil {
 		return Datatype{}, err
 	}
-	ext, err := r.zz(what + " extent")
+	ext, err := r.zz(f.extent)
 	return Datatype{Size: int64(size), Extent: ext}, err
 }
 
-func (r *Reader) counts(dst []int64, what string, cm *Comm, off int64) ([]int64, error) {
+func (r *Reader) counts(dst []int64, f field, cm *Comm, off int64) ([]int64, error) {
+	what := f.name
 	if cm == nil {
 		return nil, r.failf(off, "%s without a communicator", what)
 	}
@@ -776,7 +792,7 @@ func (r *Reader) counts(dst []int64, what string, cm *Comm, off int64) ([]int64,
 		want = len(cm.Remote)
 	}
 	noff := r.off
-	n, err := r.uv(what + " length")
+	n, err := r.uv(f.length)
 	if err != nil {
 		return nil, err
 	}
@@ -833,7 +849,7 @@ func (r *Reader) readCall(c *Call, off int64) error {
 		c.Bytes = int64(v)
 	}
 	if m&fType != 0 {
-		if c.Type, err = r.datatype("datatype"); err != nil {
+		if c.Type, err = r.datatype(sendTypeField); err != nil {
 			return err
 		}
 	}
@@ -890,17 +906,17 @@ func (r *Reader) readCall(c *Call, off int64) error {
 		}
 	}
 	if m&fRType != 0 {
-		if c.RecvType, err = r.datatype("receive datatype"); err != nil {
+		if c.RecvType, err = r.datatype(recvTypeField); err != nil {
 			return err
 		}
 	}
 	if m&fCounts != 0 {
-		if c.Counts, err = r.counts(c.Counts, "counts", cm, r.off); err != nil {
+		if c.Counts, err = r.counts(c.Counts, sendCountsField, cm, r.off); err != nil {
 			return err
 		}
 	}
 	if m&fRCounts != 0 {
-		if c.RecvCounts, err = r.counts(c.RecvCounts, "receive counts", cm, r.off); err != nil {
+		if c.RecvCounts, err = r.counts(c.RecvCounts, recvCountsField, cm, r.off); err != nil {
 			return err
 		}
 	}
@@ -921,12 +937,12 @@ func (r *Reader) readCall(c *Call, off int64) error {
 		c.Err = int32(v)
 	}
 	if m&fDType != 0 {
-		if c.Type, err = r.typeField("datatype", c.Type, c.Bytes, c.Counts); err != nil {
+		if c.Type, err = r.typeField(sendTypeField, c.Type, c.Bytes, c.Counts); err != nil {
 			return err
 		}
 	}
 	if m&fRDType != 0 {
-		if c.RecvType, err = r.typeField("receive datatype", c.RecvType, c.RecvBytes, c.RecvCounts); err != nil {
+		if c.RecvType, err = r.typeField(recvTypeField, c.RecvType, c.RecvBytes, c.RecvCounts); err != nil {
 			return err
 		}
 	}
@@ -1042,9 +1058,10 @@ func (r *Reader) track(c *Call, off int64) error {
 // typeField reads the id of a call's derived datatype d and fills in d's
 // ID and the Stride of the call's data: bytes of it, or the largest of
 // counts (none without d's size: MPI_Type_free records only the id).
-func (r *Reader) typeField(what string, d Datatype, bytes int64, counts []int64) (Datatype, error) {
+func (r *Reader) typeField(f field, d Datatype, bytes int64, counts []int64) (Datatype, error) {
+	what := f.name
 	off := r.off
-	id, err := r.uvMax(what+" id", math.MaxUint32)
+	id, err := r.uvMax(f.id, math.MaxUint32)
 	if err != nil {
 		return d, err
 	}
