@@ -51,14 +51,17 @@ func (b *RankBlock) Validate(numRanks int, work []int32) ([]int32, *BlockError) 
 	if len(b.DepStart) != len(b.Ops)+1 || b.DepStart[0] != 0 || int(b.DepStart[n]) != len(b.Deps) {
 		return work, &BlockError{Rank: b.Rank, Op: -1, Edge: -1, Msg: "malformed dependency index"}
 	}
+	forward := true // every edge goes to a later op: no cycle possible
 	for i := int32(0); i < n; i++ {
 		if b.DepStart[i+1] < b.DepStart[i] {
 			return work, &BlockError{Rank: b.Rank, Op: i, Edge: -1, Msg: "malformed dependency index"}
 		}
 		for e := b.DepStart[i]; e < b.DepStart[i+1]; e++ {
-			if s := b.Deps[e].Succ(); s < 0 || s >= n {
+			s := b.Deps[e].Succ()
+			if s < 0 || s >= n {
 				return work, &BlockError{Rank: b.Rank, Op: i, Edge: e, Msg: fmt.Sprintf("successor op %d outside 0..%d", s, n-1)}
 			}
+			forward = forward && s > i
 		}
 	}
 	for i := 1; i < len(b.Labels); i++ {
@@ -70,6 +73,9 @@ func (b *RankBlock) Validate(numRanks int, work []int32) ([]int32, *BlockError) 
 		if l.Op < 0 || l.Op >= n {
 			return work, &BlockError{Rank: b.Rank, Op: l.Op, Edge: -1, Msg: "label of a missing op"}
 		}
+	}
+	if forward {
+		return work, nil
 	}
 	var cyc, edge int32
 	work, cyc, edge = b.cycle(work)
