@@ -103,7 +103,8 @@ type window struct {
 	f        *os.File
 	name     string // removed by Close when it could not be unlinked at once
 	unit     int32
-	multi    bool
+	multi    bool // the program has CPU and NIC numbers (Program.cn)
+	cnCol    bool // the units have a column of them (see the top of this file)
 	rankUnit []int32  // len NumRanks+1: rank r's units are rankUnit[r] .. rankUnit[r+1]-1
 	off      []int64  // len units+1: unit u is bytes off[u]:off[u+1] of f
 	listAt   []uint32 // len units+1: unit u's edge lists go to deps[listAt[u]:listAt[u+1]]
@@ -135,6 +136,27 @@ type spillError struct{ err error }
 // sequentially, in bounded memory. Close the Program to release the
 // mapping and the file.
 func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
+	rd, err := goal.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	h := rd.Header()
+	return readStream(rd.Next, h, nil, opt)
+}
+
+// ReadTextProgramStream is ReadProgramStream for a schedule in the GOAL
+// text form, read once, sequentially, by a goal.TextReader (name is used
+// in errors, which are goal.ReadText's).
+func ReadTextProgramStream(r io.Reader, name string, opt StreamOptions) (*Program, error) {
+	t := goal.NewTextReader(r, name)
+	return readStream(t.Next, goal.Header{NumRanks: -1}, t.NumRanks, opt)
+}
+
+// readStream spills the rank blocks next hands out into a streamed
+// program. h is the schedule's header; for a text (numRanks not nil) its
+// ranks are known only once read, and its CPUs and NICs are the largest
+// used plus one.
+func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func() int, opt StreamOptions) (*Program, error) {
 	unit := opt.Unit
 	if unit == 0 {
 		unit = DefaultStreamUnit
@@ -142,11 +164,6 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 	if unit < 1 || unit > 1<<20 {
 		return nil, fmt.Errorf("sim: stream unit of %d ops, want 1..%d", unit, 1<<20)
 	}
-	rd, err := goal.NewReader(r)
-	if err != nil {
-		return nil, err
-	}
-	h := rd.Header()
 	dir := opt.Dir
 	if dir == "" {
 		dir = os.TempDir()
@@ -155,7 +172,10 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: spill file: %w", err)
 	}
-	w := &window{f: f, unit: int32(unit), multi: h.NumCPUs > 1 || h.NumNICs > 1}
+	// A text's units always have the CPU and NIC column: whether one is
+	// used is known only at its end.
+	multi := h.NumCPUs > 1 || h.NumNICs > 1
+	w := &window{f: f, unit: int32(unit), multi: multi, cnCol: multi || numRanks != nil}
 	if os.Remove(f.Name()) != nil {
 		w.name = f.Name()
 	}
@@ -163,7 +183,7 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 	// promises more ranks than the file holds costs nothing.
 	p := &Program{NumRanks: h.NumRanks, NumCPUs: h.NumCPUs, NumNICs: h.NumNICs, win: w,
 		rankStart: []int32{0}, tooBig: -1}
-	if err := w.spill(p, rd); err != nil {
+	if err := w.spill(p, next, numRanks); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -174,18 +194,19 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 	return p, nil
 }
 
-// spill writes the units of every rank block of rd and sets up p's rank
-// starts, start states, labels and size check, and w's index.
-func (w *window) spill(p *Program, rd *goal.Reader) error {
+// spill writes the units of every rank block that next hands out and
+// sets up p's rank starts, start states, labels and size check, and w's
+// index; for a text (numRanks not nil), also its ranks, CPUs and NICs.
+func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks func() int) error {
 	bw := bufio.NewWriterSize(w.f, 1<<20)
 	w.recBytes = 24
-	if w.multi {
+	if w.cnCol {
 		w.recBytes += 4
 	}
 	w.off = append(w.off, 0)
 	w.listAt = append(w.listAt, 0)
 	w.dShift = pageShift(4)
-	blocks, stop := decodeAhead(rd)
+	blocks, stop := decodeAhead(next)
 	defer stop()
 	var (
 		recs  []opRec
@@ -195,6 +216,8 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		deps  int64
 		off   int64
 		r     int32
+		cpus  = 1
+		nics  = 1
 	)
 	for ; ; r++ {
 		d := <-blocks
@@ -211,8 +234,14 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		}
 		base := int32(ops)
 		recs = grow(recs, n)
-		if w.multi {
+		if w.cnCol {
 			cn = grow(cn, n)
+		}
+		if numRanks != nil {
+			for i := range blk.Ops {
+				o := &blk.Ops[i]
+				cpus, nics = max(cpus, int(o.CPU)+1), max(nics, int(o.NIC)+1)
+			}
 		}
 		lists = grow(lists, 2*len(blk.Deps))
 		used, big, oerr := compileRank(r, recs, cn, blk.Ops, blk.DepStart, 0, blk.Deps, int(base), lists, 0)
@@ -275,6 +304,10 @@ func (w *window) spill(p *Program, rd *goal.Reader) error {
 		p.rankStart = append(p.rankStart, int32(ops))
 		d.free <- blk
 	}
+	if numRanks != nil {
+		p.NumRanks, p.NumCPUs, p.NumNICs = numRanks(), cpus, nics
+		w.multi = cpus > 1 || nics > 1
+	}
 	if int(r) != p.NumRanks { // the Reader checks, but the engine depends on it
 		return fmt.Errorf("sim: the schedule has %d of %d ranks", r, p.NumRanks)
 	}
@@ -299,11 +332,11 @@ type decoded struct {
 	free chan<- *goal.RankBlock
 }
 
-// decodeAhead decodes rd's rank blocks on another goroutine, a few blocks
-// ahead of the one being spilled, so that decoding and spilling use two
-// CPUs. stop ends the goroutine and waits for it, so that rd is the
-// caller's again.
-func decodeAhead(rd *goal.Reader) (<-chan decoded, func()) {
+// decodeAhead decodes rank blocks with next on another goroutine, a few
+// blocks ahead of the one being spilled, so that decoding and spilling use
+// two CPUs. stop ends the goroutine and waits for it, so that next's
+// reader is the caller's again.
+func decodeAhead(next func(*goal.RankBlock) error) (<-chan decoded, func()) {
 	const ahead = 4
 	out := make(chan decoded, ahead)
 	free := make(chan *goal.RankBlock, ahead+1)
@@ -322,7 +355,7 @@ func decodeAhead(rd *goal.Reader) (<-chan decoded, func()) {
 			case <-done:
 				return
 			}
-			err := rd.Next(b)
+			err := next(b)
 			select {
 			case out <- decoded{blk: b, err: err, free: free}:
 			case <-done:
@@ -396,7 +429,7 @@ func (w *window) encodeUnit(recs []opRec, cn []uint32, lo int, lists []uint32, b
 		le.PutUint32(raw[20*n+4*i:], o.pend)
 	}
 	b := raw[24*n:]
-	if w.multi {
+	if w.cnCol {
 		for _, x := range cn[lo : lo+n] {
 			le.PutUint32(b, x)
 			b = b[4:]
@@ -553,7 +586,7 @@ func (w *window) readUnit(u, g0 int32, recs []opRec, cn []uint32, deps []uint32)
 		o.pend = le.Uint32(raw[20*n+4*i:])
 	}
 	b := raw[24*n:]
-	if w.multi {
+	if w.cnCol {
 		for i := range recs {
 			if cn != nil {
 				cn[i] = le.Uint32(b)

@@ -287,3 +287,69 @@ func TestStreamDeadlock(t *testing.T) {
 		}
 	}
 }
+
+// TestTextStreamMatchesMemory: text schedules streamed with
+// ReadTextProgramStream run exactly as the program Compile builds from
+// goal.ReadText, whether or not they use several CPUs and NICs (which a
+// text states only op by op), and bad texts give goal.ReadText's error.
+func TestTextStreamMatchesMemory(t *testing.T) {
+	texts := map[string][]byte{}
+	for _, f := range conformanceGoals() {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[filepath.Base(f)] = data
+	}
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{{"allreduce_recdoub", 64, 1 << 16}, {"binomialtreebcast", 300, 1 << 20}} {
+		var b bytes.Buffer
+		if err := goal.WriteText(&b, patternSchedule(t, c.name, c.ranks, c.size)); err != nil {
+			t.Fatal(err)
+		}
+		texts[c.name] = b.Bytes()
+	}
+	multi := []byte("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 3 cpu 1 nic 2\nl2: calc 50 cpu 2\nl3: calc 9\nl3 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 3 nic 1\n}\n")
+	texts["several CPUs and NICs"] = multi
+	texts["bad peer"] = bytes.Replace(multi, []byte("from 0"), []byte("from 5"), 1)
+	texts["missing rank"] = []byte("num_ranks 3\nrank 0 {\n}\nrank 1 {\n}\n")
+	texts["no ranks"] = []byte("num_ranks 0\n")
+	cpus := 0
+	for name, data := range texts {
+		s, werr := goal.ReadText(bytes.NewReader(data), name)
+		for _, unit := range []int{1, 128} {
+			p, err := ReadTextProgramStream(bytes.NewReader(data), name, StreamOptions{Dir: t.TempDir(), Unit: unit})
+			if fmt.Sprint(err) != fmt.Sprint(werr) {
+				t.Fatalf("%s: error %v, want %v", name, err, werr)
+			}
+			if werr != nil {
+				continue
+			}
+			mem, err := Compile(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.NumRanks != mem.NumRanks || p.NumCPUs != mem.NumCPUs || p.NumNICs != mem.NumNICs || p.NumOps() != mem.NumOps() {
+				t.Fatalf("%s: %d ranks, %d CPUs, %d NICs, %d ops; in memory %d, %d, %d, %d", name,
+					p.NumRanks, p.NumCPUs, p.NumNICs, p.NumOps(), mem.NumRanks, mem.NumCPUs, mem.NumNICs, mem.NumOps())
+			}
+			cpus = max(cpus, p.NumCPUs)
+			for _, par := range []Params{DefaultParams(), {L: 0, Overhead: 7, Gap: 100, GapPerByte: 1, OverheadPerByte: 3, EagerLimit: 0}} {
+				want, werr := mem.Run(Options{Params: par})
+				got, err := p.Run(Options{Params: par})
+				if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, unit %d: got %+v, %v; in memory %+v, %v", name, unit, got, err, want, werr)
+				}
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if cpus < 3 {
+		t.Fatalf("no schedule with several CPUs was streamed (at most %d)", cpus)
+	}
+}

@@ -311,8 +311,9 @@ func Sim(o SimOptions, w io.Writer) error {
 // engine. A binary schedule is decoded straight into the program
 // (sim.ReadProgram), in parallel and without the goal.Schedule in between,
 // or streamed from a spill file (mem, sim.ReadProgramStream); a text one
-// is read, then compiled. Notes and the spill pass's progress bar (popt)
-// go to log.
+// is parsed on all CPUs straight into the program (sim.ReadTextProgram),
+// or streamed (sim.ReadTextProgramStream). Notes and the spill pass's
+// progress bar (popt) go to log.
 func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, popt progress.Options) (*sim.Program, goal.Format, error) {
 	var r io.Reader
 	var at io.ReaderAt // r, when it can be read at offsets: a regular file or the example
@@ -355,24 +356,9 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, 
 		}
 		return p, goal.FormatBinary, params.Validate()
 	}
-	if mem.mode == "on" {
-		return nil, goal.FormatText, fmt.Errorf("%s: --stream on needs a binary schedule (gopsim convert %s FILE.bin)", name, name)
-	}
-	if at != nil {
-		// Parsed on all CPUs, straight into the program.
-		p, err := sim.ReadTextProgram(at, size, name)
-		if err != nil {
-			return nil, goal.FormatText, err
-		}
-		return p, goal.FormatText, params.Validate()
-	}
-	s, format, err := goal.Read(br, name)
+	p, err := mem.openText(br, at, size, name, log, popt)
 	if err != nil {
-		return nil, format, err
+		return nil, goal.FormatText, err
 	}
-	if err := params.Validate(); err != nil {
-		return nil, format, err
-	}
-	p, err := sim.Compile(s)
-	return p, format, err
+	return p, goal.FormatText, params.Validate()
 }

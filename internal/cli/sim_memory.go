@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/sim"
 )
@@ -28,7 +29,7 @@ type simMemory struct {
 
 func (m *simMemory) flags(fs *flag.FlagSet) {
 	m.mode = "auto"
-	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a binary schedule whose program would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, a text one by 1.8 times its file's), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
 		switch v {
 		case "auto", "on", "off":
 			m.mode = v
@@ -85,7 +86,7 @@ func memoryBudget() (int64, string) {
 func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func(), error), log io.Writer, popt progress.Options) (*sim.Program, error) {
 	switch m.mode {
 	case "on":
-		return m.spill(r, size, log, popt)
+		return m.spill(r, size, log, popt, nil)
 	case "off":
 		return sim.ReadProgram(r)
 	}
@@ -102,17 +103,56 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 		return nil, err
 	}
 	defer done()
-	return m.spill(r2, size, log, popt)
+	return m.spill(r2, size, log, popt, nil)
 }
 
-// spill reads the schedule in r, size bytes, into a streamed program,
-// with a progress bar of the bytes read.
-func (m *simMemory) spill(r io.Reader, size int64, log io.Writer, popt progress.Options) (*sim.Program, error) {
+// textPeak is how many times its size reading a text schedule into
+// memory takes at its peak (parsed blocks, then the program; measured:
+// 1.6 to 1.8 on Schedgen's collectives).
+const textPeak = 1.8
+
+// openText reads a text schedule of size bytes, r read sequentially or at
+// at (nil if it cannot be): into memory, parsed on all CPUs, or streamed
+// when asked or, in auto mode, when reading it would need more than 60 %
+// of the memory budget.
+func (m *simMemory) openText(r io.Reader, at io.ReaderAt, size int64, name string, log io.Writer, popt progress.Options) (*sim.Program, error) {
+	stream := m.mode == "on"
+	if m.mode == "auto" && at != nil {
+		limit, source := memoryBudget()
+		if need := int64(float64(size) * textPeak); limit > 0 && need > limit/10*6 {
+			stream = true
+			if log != nil {
+				fmt.Fprintf(log, "gopsim sim: a text schedule of %d MiB needs about %d MiB in memory, more than the %d MiB allowed (60 %% of %s); streaming it from a spill file (--stream off to refuse)\n", size>>20, need>>20, limit/10*6>>20, source)
+			}
+		}
+	}
+	switch {
+	case stream:
+		return m.spill(r, size, log, popt, func(r io.Reader, opt sim.StreamOptions) (*sim.Program, error) {
+			return sim.ReadTextProgramStream(r, name, opt)
+		})
+	case at != nil:
+		return sim.ReadTextProgram(at, size, name)
+	}
+	s, err := goal.ReadText(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return sim.Compile(s)
+}
+
+// spill reads the schedule in r, size bytes, into a streamed program with
+// read (sim.ReadProgramStream when nil), with a progress bar of the bytes
+// read.
+func (m *simMemory) spill(r io.Reader, size int64, log io.Writer, popt progress.Options, read func(io.Reader, sim.StreamOptions) (*sim.Program, error)) (*sim.Program, error) {
+	if read == nil {
+		read = sim.ReadProgramStream
+	}
 	m.checkDir(log)
 	bar := progress.NewWith(log, size, "bytes spilled", popt)
 	cr := &countingReader{r: r}
 	stop := bar.Poll(cr.n.Load, 0)
-	p, err := sim.ReadProgramStream(cr, sim.StreamOptions{Dir: m.spillDir, Unit: m.unit})
+	p, err := read(cr, sim.StreamOptions{Dir: m.spillDir, Unit: m.unit})
 	stop()
 	if err != nil {
 		bar.Abandon()

@@ -74,7 +74,6 @@ func TestSimStream(t *testing.T) {
 		{[]string{"--stream", "on", "--critical-path", f}, "keep a record of every op"},
 		{[]string{"--stream", "on", "--model", "logfp", f}, "--model logfp keeps state for every op"},
 		{[]string{"--stream", "on", "--model", "all", f}, "--model all"},
-		{[]string{"--stream", "on", writeFile(t, dir, "pp.goal", pingpong)}, "needs a binary schedule"},
 		{[]string{"--stream", "maybe", f}, "expected auto, on or off"},
 		{[]string{"--stream", "on", "--stream-unit", "-3", f}, "stream unit of -3 ops"},
 		{[]string{"--stream", "on", "--spill-dir", filepath.Join(dir, "none"), f}, "spill file"},
@@ -96,6 +95,57 @@ func TestSimStream(t *testing.T) {
 		code, _, errOut := run("sim", "--json", "--stream", "on", "--spill-dir", shm, f)
 		if code != ExitOK || !strings.Contains(errOut, "a file system in memory (tmpfs)") {
 			t.Errorf("spill in /dev/shm: exit %d, %q", code, errOut)
+		}
+	}
+}
+
+// TestSimStreamText: a text schedule streams too (--stream on, or auto
+// when 1.8 times its size exceeds 60 % of the memory allowed), with the
+// output of the in-memory run, and the same error for a bad text.
+func TestSimStreamText(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "ar.goal")
+	if code, _, errOut := run("gen", "-p", "mpi_allreduce", "--algo", "recdoub", "-s", "32", "-d", "4096", "--iterations", "25", "--compute", "500", "-o", f); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	code, want, errOut := run("sim", "--json", "--stream", "off", f)
+	if code != ExitOK {
+		t.Fatal(errOut)
+	}
+	strip := func(out string) string {
+		t.Helper()
+		var g map[string]any
+		if err := json.Unmarshal([]byte(out), &g); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := g["stream"]; !ok {
+			t.Fatalf("no stream object:\n%s", out)
+		}
+		delete(g, "stream")
+		b, _ := json.Marshal(g)
+		return string(b)
+	}
+	var w map[string]any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := json.Marshal(w)
+	code, got, errOut := run("sim", "--json", "--stream", "on", "--spill-dir", dir, f)
+	if code != ExitOK || strip(got) != string(wb) {
+		t.Fatalf("--stream on: exit %d, %s\n%s\nin memory:\n%s", code, errOut, got, wb)
+	}
+	func() {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 20))
+		code, got, errOut := run("sim", "--json", "--spill-dir", dir, f)
+		if code != ExitOK || strip(got) != string(wb) || !strings.Contains(errOut, "a text schedule of") || !strings.Contains(errOut, "streaming it from a spill file") {
+			t.Fatalf("auto under GOMEMLIMIT: exit %d, %q", code, errOut)
+		}
+	}()
+	bad := writeFile(t, dir, "bad.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\nrank 1 {\nl1: recv 8b from 7\n}\n")
+	for _, mode := range []string{"on", "off"} {
+		code, _, errOut := run("sim", "--stream", mode, "--spill-dir", dir, bad)
+		if code == ExitOK || !strings.Contains(errOut, "bad.goal:6:18: peer rank 7 outside 0..1") {
+			t.Errorf("--stream %s, bad text: exit %d, %q", mode, code, errOut)
 		}
 	}
 }
