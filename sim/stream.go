@@ -103,8 +103,8 @@ type window struct {
 	f        *os.File
 	name     string // removed by Close when it could not be unlinked at once
 	unit     int32
-	multi    bool // the program has CPU and NIC numbers (Program.cn)
-	cnCol    bool // the units have a column of them (see the top of this file)
+	multi    bool     // the program has CPU and NIC numbers (Program.cn)
+	cnCol    bool     // the units have a column of them (see the top of this file)
 	rankUnit []int32  // len NumRanks+1: rank r's units are rankUnit[r] .. rankUnit[r+1]-1
 	off      []int64  // len units+1: unit u is bytes off[u]:off[u+1] of f
 	listAt   []uint32 // len units+1: unit u's edge lists go to deps[listAt[u]:listAt[u+1]]
