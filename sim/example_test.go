@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/gopsim/gopsim/goal"
@@ -144,6 +145,34 @@ recv 1024b from 0 tag 7
 	st, _ := p.Stream()
 	fmt.Println(res.PerRank, st.Loads, st.ResidentOps)
 	// Output: [1600 11638] 2 0
+}
+
+// A text schedule too large for memory streams the same way, read once by
+// a goal.TextReader.
+func ExampleReadTextProgramStream() {
+	text := `num_ranks 2
+rank 0 {
+l1: send 1024b to 1 tag 7
+l2: calc 100 cpu 1
+l2 requires l1
+}
+rank 1 {
+l1: recv 1024b from 0 tag 7
+}
+`
+	p, err := sim.ReadTextProgramStream(strings.NewReader(text), "big.goal", sim.StreamOptions{Dir: os.TempDir()})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	res, err := p.Run(sim.Options{Params: sim.DefaultParams()})
+	if err != nil {
+		panic(err)
+	}
+	st, _ := p.Stream()
+	fmt.Println(p.NumRanks, p.NumCPUs, p.NumOps(), res.PerRank, st.Units)
+	// Output:
+	// 2 2 3 [1600 11638] 2
 }
 
 func ExampleReadParams() {

@@ -26,8 +26,8 @@ package sim
 //     list given by its index in the program's edge lists) and pend
 //     (uint32, the op's state and unresolved predecessors when a run
 //     starts, as Program.prepare leaves it);
-//   - when the schedule uses several CPUs or NICs, per op cpu<<16 | nic as
-//     a uint32;
+//   - when the schedule uses several CPUs or NICs, or is read from a text
+//     (which states them op by op), per op cpu<<16 | nic as a uint32;
 //   - the edge lists of the unit's ops, uint32 entries as in Program.deps;
 //     the lists of a rank's ops are contiguous and in op order.
 //

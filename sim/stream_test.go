@@ -353,3 +353,52 @@ func TestTextStreamMatchesMemory(t *testing.T) {
 		t.Fatalf("no schedule with several CPUs was streamed (at most %d)", cpus)
 	}
 }
+
+// FuzzReadTextProgramStream: a text streamed with ReadTextProgramStream,
+// and read into memory with ReadTextProgram, gives goal.ReadText's error or
+// runs exactly as the program Compile builds.
+func FuzzReadTextProgramStream(f *testing.F) {
+	files, _ := filepath.Glob("testdata/conformance/edge/*.goal")
+	for _, name := range files[:min(len(files), 12)] {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint8(3))
+	}
+	f.Add([]byte("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 3 cpu 1 nic 2\nl2: calc 50 cpu 2\nl2 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 3 nic 1\n}\n"), uint8(1))
+	f.Add([]byte("num_ranks 1\nrank 0 {\n"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, unit uint8) {
+		if len(data) > 64<<10 {
+			t.Skip()
+		}
+		s, werr := goal.ReadText(bytes.NewReader(data), "fuzz.goal")
+		p, err := ReadTextProgramStream(bytes.NewReader(data), "fuzz.goal", StreamOptions{Dir: t.TempDir(), Unit: int(unit%8) + 1})
+		if fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("ReadTextProgramStream: %v; ReadText: %v", err, werr)
+		}
+		q, qerr := ReadTextProgram(bytes.NewReader(data), int64(len(data)), "fuzz.goal")
+		if fmt.Sprint(qerr) != fmt.Sprint(werr) {
+			t.Fatalf("ReadTextProgram: %v; ReadText: %v", qerr, werr)
+		}
+		if werr != nil {
+			return
+		}
+		defer p.Close()
+		mem, err := Compile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(q, mem) {
+			t.Fatal("ReadTextProgram: another program than Compile's")
+		}
+		if int64(mem.NumOps())*int64(mem.NumRanks) > 1<<20 {
+			return // runs of huge fuzzed files take too long
+		}
+		want, werr := mem.Run(Options{Params: DefaultParams()})
+		got, gerr := p.Run(Options{Params: DefaultParams()})
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("streamed: %+v, %v; in memory: %+v, %v", got, gerr, want, werr)
+		}
+	})
+}
