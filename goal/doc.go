@@ -11,7 +11,13 @@
 //
 // Readers hand out one RankBlock at a time (TextReader.Next, Reader.Next),
 // so a schedule can be converted or streamed without holding it whole;
-// ReadText, ReadBinary and ReadFile build a whole Schedule.
+// ReadText, ReadBinary and ReadFile build a whole Schedule. ReadBinaryBlocks
+// and ReadTextBlocks decode a whole file on all CPUs and hand its blocks
+// out with their final indexes, so that callers (ReadBinary, ReadTextAt,
+// sim.ReadProgram) allocate the result once, at its size; a text is cut at
+// the lines that open a rank block, and read again on one goroutine
+// whenever the pieces do not join up, so its blocks and errors are always
+// those of a TextReader.
 //
 // Example: read a text schedule, write it in the binary form.
 //

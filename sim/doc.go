@@ -55,6 +55,8 @@
 // for wildcard matches, so a linear all-to-all does not go quadratic.
 //
 // For large binary schedules, ReadProgram decodes the file straight into a
-// Program on all CPUs, without the goal.Schedule that Run takes; the
-// results are the same either way (docs/performance.md).
+// Program on all CPUs, without the goal.Schedule that Run takes, and
+// ReadTextProgram does the same for a GOAL text; the results are the same
+// either way (docs/performance.md). Schedules larger than memory are
+// streamed from a spill file (ReadProgramStream, ReadTextProgramStream).
 package sim
