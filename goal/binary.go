@@ -1345,6 +1345,12 @@ type binWorker struct {
 	raw  []byte
 	b    RankBlock
 	work []int32
+	// Workers are adjacent in a slice, and each writes its own b and work
+	// on every block: without a cache line between them, the last line of
+	// one and the first of the next bounced between the cores, and two
+	// goroutines decoded a broadcast's 131,072 small blocks no faster than
+	// one.
+	_ [64]byte
 }
 
 // parallelFrames calls f for frames 0..n-1 on len(workers) goroutines and
