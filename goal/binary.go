@@ -243,28 +243,34 @@ func (e *BinaryError) Unwrap() []error { return []error{ErrBinary, e.Err} }
 // generator and the encoder use two cores. The bytes written are the same
 // as if all was done in line: the same chunks, in order.
 type Writer struct {
-	w    io.Writer
-	h    Header
-	next int // rank that WriteRank expects
-	work []int32
-	err  error // sticky: a failed write, seen after the encoder finished
-	done bool
+	// Set at the start.
+	w         io.Writer
+	h         Header
+	batchSize int // ops, edges and blocks in a full batch; tests lower it
+	bigBlock  int // ops and edges of a block encoded in line, not copied
 
-	fill      *writeBatch   // blocks copied by WriteRank, not yet handed over
-	spare     *writeBatch   // the other batch, owned by the encoder while busy
-	busy      chan struct{} // closed when the encoder finishes its batch; nil if idle
-	batchSize int           // ops, edges and blocks in a full batch; tests lower it
-	bigBlock  int           // ops and edges of a block encoded in line, not copied
+	// The caller's, and the encoder's, each on cache lines of their own:
+	// the caller writes its fields on every block, and so does the
+	// encoder (which reads h on every block too).
+	_     [64]byte
+	next  int // rank that WriteRank expects
+	work  []int32
+	err   error // sticky: a failed write, seen after the encoder finished
+	done  bool
+	fill  *writeBatch   // blocks copied by WriteRank, not yet handed over
+	spare *writeBatch   // the other batch, owned by the encoder while busy
+	busy  chan struct{} // closed when the encoder finishes its batch; nil if idle
 
 	// Owned by the encoder while busy.
-	enc     *zstd.Encoder
-	raw     []byte // the current chunk, decompressed
-	comp    []byte
-	first   int   // first rank of the current chunk
-	encoded int   // ranks appended to chunks so far
-	encErr  error // the encoder's first error
-
-	chunkTarget int // binChunkTarget; tests lower it
+	_           [64]byte
+	enc         *zstd.Encoder
+	raw         []byte // the current chunk, decompressed
+	comp        []byte
+	first       int   // first rank of the current chunk
+	encoded     int   // ranks appended to chunks so far
+	encErr      error // the encoder's first error
+	chunkTarget int   // binChunkTarget; tests lower it
+	_           [64]byte
 }
 
 // writeBatch is rank blocks copied for the encoder, back to back in flat
