@@ -176,18 +176,26 @@ func FuzzReadProgramStream(f *testing.F) {
 			return
 		}
 		defer p.Close()
-		if int64(mem.NumOps())*int64(mem.NumRanks) > 1<<20 {
-			return // runs of huge fuzzed files take too long
-		}
-		want, werr := mem.Run(Options{Params: DefaultParams()})
-		got, gerr := p.Run(Options{Params: DefaultParams()})
-		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("streamed: %+v, %v; in memory: %+v, %v", got, gerr, want, werr)
-		}
-		if st, _ := p.Stream(); gerr == nil && st.ResidentOps != 0 {
-			t.Fatalf("%+v after a finished run", st)
-		}
+		checkStreamedRun(t, p, mem)
 	})
+}
+
+// checkStreamedRun runs the streamed program p and the in-memory mem of a
+// fuzzed schedule (unless it is too large to run quickly): same results
+// and errors, and no op record left after a finished run.
+func checkStreamedRun(t *testing.T, p, mem *Program) {
+	t.Helper()
+	if int64(mem.NumOps())*int64(mem.NumRanks) > 1<<20 {
+		return // runs of huge fuzzed files take too long
+	}
+	want, werr := mem.Run(Options{Params: DefaultParams()})
+	got, gerr := p.Run(Options{Params: DefaultParams()})
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("streamed: %+v, %v; in memory: %+v, %v", got, gerr, want, werr)
+	}
+	if st, _ := p.Stream(); gerr == nil && st.ResidentOps != 0 {
+		t.Fatalf("%+v after a finished run", st)
+	}
 }
 
 // TestStreamClosed: a closed streamed program refuses to run, and the
@@ -392,13 +400,6 @@ func FuzzReadTextProgramStream(f *testing.F) {
 		if !reflect.DeepEqual(q, mem) {
 			t.Fatal("ReadTextProgram: another program than Compile's")
 		}
-		if int64(mem.NumOps())*int64(mem.NumRanks) > 1<<20 {
-			return // runs of huge fuzzed files take too long
-		}
-		want, werr := mem.Run(Options{Params: DefaultParams()})
-		got, gerr := p.Run(Options{Params: DefaultParams()})
-		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("streamed: %+v, %v; in memory: %+v, %v", got, gerr, want, werr)
-		}
+		checkStreamedRun(t, p, mem)
 	})
 }
