@@ -68,7 +68,7 @@ func MeasureBurst(ctx context.Context, p Prober, cfg BurstConfig) (Table, error)
 	skip := cfg.Warmup * cfg.MaxP
 	t := make(Table, 0, len(rounds)-skip)
 	for i, r := range rounds[skip:] {
-		t = append(t, Sample{N: r.N, SizeBytes: cfg.SizeBytes, PRTTNs: max(res[skip+i].PRTT.Nanoseconds(), 1)})
+		t = append(t, Sample{N: r.N, SizeBytes: cfg.SizeBytes, PRTTNs: float64(max(res[skip+i].PRTT.Nanoseconds(), 1))})
 	}
 	slices.SortStableFunc(t, func(a, b Sample) int { return a.N - b.N })
 	return t, nil

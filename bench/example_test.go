@@ -30,7 +30,7 @@ func ExampleFit() {
 			n int
 			d float64
 		}{{1, 0}, {8, 0}, {8, d}, {2, d}} {
-			tab = append(tab, bench.Sample{N: k.n, DelayNs: int64(k.d), SizeBytes: s, PRTTNs: int64(math.Round(r.PRTT(k.n, k.d, s)))})
+			tab = append(tab, bench.Sample{N: k.n, DelayNs: k.d, SizeBytes: s, PRTTNs: math.Round(r.PRTT(k.n, k.d, s))})
 		}
 	}
 	pf, err := bench.Fit(tab, bench.FitOptions{})
@@ -44,29 +44,29 @@ func ExampleFit() {
 	fmt.Println("S =", *pf.EagerLimit, "bytes")
 	// Output:
 	// 0..12288 bytes: L=3200 ns o=1300 ns g=5140 ns G=0.73 ns/byte O=0.20 ns/byte
-	// 12289..2199023255552 bytes: L=7799 ns o=2601 ns g=21390 ns G=1.03 ns/byte O=0.35 ns/byte
+	// 12289..2199023255552 bytes: L=7800 ns o=2600 ns g=21390 ns G=1.03 ns/byte O=0.35 ns/byte
 	// S = 12288 bytes
 }
 
 func ExampleReadTable() {
 	csv := `n,d_ns,s_bytes,prtt_ns
 1,0,1024,31250
-8,0,1024,74410
-8,31000,1024,296800
+8,0,1024,74410.5
+8,31000.2,1024,296800
 `
 	tab, err := bench.ReadTable(strings.NewReader(csv), "prtt.csv")
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, s := range tab {
-		fmt.Printf("PRTT(%d,%d,%d) = %d ns\n", s.N, s.DelayNs, s.SizeBytes, s.PRTTNs)
+		fmt.Printf("PRTT(%d,%g,%d) = %g ns\n", s.N, s.DelayNs, s.SizeBytes, s.PRTTNs)
 	}
 	_, err = bench.ReadTable(strings.NewReader("n,d_ns,s_bytes,prtt_ns\n1,0,1k,31250\n"), "bad.csv")
 	fmt.Println(err)
 	// Output:
 	// PRTT(1,0,1024) = 31250 ns
-	// PRTT(8,0,1024) = 74410 ns
-	// PRTT(8,31000,1024) = 296800 ns
+	// PRTT(8,0,1024) = 74410.5 ns
+	// PRTT(8,31000.2,1024) = 296800 ns
 	// bad.csv:2:5: s_bytes: "1k" is not an integer
 }
 
@@ -123,7 +123,7 @@ func ExampleParamFile_Write() {
 			n int
 			d float64
 		}{{1, 0}, {4, 0}, {4, 50000}, {2, 50000}} {
-			tab = append(tab, bench.Sample{N: k.n, DelayNs: int64(k.d), SizeBytes: s, PRTTNs: int64(math.Round(r.PRTT(k.n, k.d, s)))})
+			tab = append(tab, bench.Sample{N: k.n, DelayNs: k.d, SizeBytes: s, PRTTNs: math.Round(r.PRTT(k.n, k.d, s))})
 		}
 	}
 	pf, err := bench.Fit(tab, bench.FitOptions{})
@@ -149,13 +149,13 @@ func ExampleParamFile_Write() {
 	//       "max_bytes": 2199023255552,
 	//       "L_ns": 5000.071,
 	//       "o_ns": 2000,
-	//       "g_ns": 2999.977,
-	//       "G_ns_per_byte": 0.249974,
+	//       "g_ns": 2999.831,
+	//       "G_ns_per_byte": 0.250078,
 	//       "O_ns_per_byte": 0
 	//     }
 	//   ],
 	//   "warnings": [
-	//     "G_ns_per_byte = 0.25 rounded to 0 in the base keys (sim reads integers); ranges[0] keeps the fitted value"
+	//     "G_ns_per_byte = 0.2501 rounded to 0 in the base keys (sim reads integers there); ranges[0] keeps the fitted value, and the ranges cover every size"
 	//   ],
 	//   ...
 }
@@ -199,7 +199,7 @@ func ExampleStartServerProcess() {
 func ExampleParamFile_WritePlotFile() {
 	tab, err := bench.ReadTableFile("prtt.csv")
 	if err != nil {
-		log.Fatal(err) // e.g. "prtt.csv:12:7: prtt_ns: \"x\" is not an integer"
+		log.Fatal(err) // e.g. "prtt.csv:12:7: prtt_ns: \"x\" is not a number"
 	}
 	pf, err := bench.Fit(tab, bench.FitOptions{})
 	if err != nil {

@@ -13,13 +13,30 @@ import (
 // FitOptions control Fit. The zero value of every field is its documented
 // default.
 type FitOptions struct {
-	// MaxRanges bounds the number of size ranges; 0 means 4, and 1 turns
-	// change detection off.
+	// MaxRanges bounds the number of size ranges; 0 means
+	// DefaultMaxRanges, and 1 turns change detection off.
 	MaxRanges int
 	// MinPoints is the fewest measured sizes a range may have; 0 means 3
 	// (a line and one degree of freedom), less than 3 is raised to 3.
 	MinPoints int
+	// Quantile is the statistic of each round's repetitions (after
+	// outlier rejection) that the fit uses, 0 < Quantile <= 1: 0.5 is the
+	// median; 0 means DefaultQuantile.
+	Quantile float64
 }
+
+// DefaultMaxRanges is FitOptions.MaxRanges' default: Open MPI's shared
+// memory alone has four protocols (inline, eager copy, single copy, and
+// copies beyond the caches), and a range must end where they change for a
+// ping-pong to be reproduced at every size.
+const DefaultMaxRanges = 6
+
+// DefaultQuantile is FitOptions.Quantile's default, the 10th percentile.
+// On a shared machine noise only ever adds time (a descheduled process,
+// an interrupt, another job's cache misses), so a low quantile estimates
+// the undisturbed cost, which is what a model of the network needs; the
+// minimum itself would let one lucky reading decide.
+const DefaultQuantile = 0.1
 
 // Change detection: a split of a range is kept when it removes at least
 // 1-splitRatio of the range's weighted squared residuals and at least
@@ -42,10 +59,16 @@ var ErrFit = errors.New("bench: cannot fit")
 
 // FitReport says how the parameters were found and how well they fit.
 type FitReport struct {
-	Method  string     `json:"method"`
-	Ranges  []RangeFit `json:"ranges"`
-	Changes []Change   `json:"changes"`
-	Points  []PointFit `json:"points"`
+	Method string `json:"method"`
+	// Quantile is the statistic of the repetitions that was fitted
+	// (FitOptions.Quantile): every q_ns below is that quantile.
+	Quantile float64    `json:"quantile"`
+	Ranges   []RangeFit `json:"ranges"`
+	Changes  []Change   `json:"changes"`
+	Points   []PointFit `json:"points"`
+	// PingPong compares, per measured size, the round trip of a ping-pong
+	// simulated with the fitted parameters with the measured one.
+	PingPong []PingPongPoint `json:"pingpong"`
 }
 
 // RangeFit is the quality of one range's fit: R² of the three lines (absent
@@ -69,6 +92,9 @@ type RangeFit struct {
 	GapPerByteSE      float64  `json:"G_se_ns_per_byte"`
 	OverheadPerByteSE float64  `json:"O_se_ns_per_byte"`
 	GRTT              float64  `json:"G_rtt_ns_per_byte"`
+	// Constraints says how the physical constraints shaped the range's
+	// parameters.
+	Constraints ConstraintFit `json:"constraints"`
 }
 
 // Change is a detected protocol change between two measured sizes.
@@ -84,6 +110,10 @@ type Change struct {
 	Jump bool `json:"jump"`
 	// Chi2Gain is the weighted squared residual the split removed.
 	Chi2Gain float64 `json:"chi2_gain"`
+	// EagerLimit marks the change that gives S (Fit).
+	EagerLimit bool `json:"gives_S"`
+
+	relJump float64 // the half round trip's jump relative to its value
 }
 
 // PointFit is one measured size: the summaries of its three rounds, the
@@ -96,7 +126,8 @@ type PointFit struct {
 	PRTT1     Summary  `json:"prtt_1_0"`
 	PRTTN     *Summary `json:"prtt_n_0,omitempty"`
 	PRTTND    *Summary `json:"prtt_n_d,omitempty"`
-	// HalfRTT is PRTT(1,0,s)/2 = L + 2o + (s-1)G.
+	// HalfRTT is PRTT(1,0,s)/2 = L + 2o + (s-1)G. The residuals are
+	// against the range's fitted parameters.
 	HalfRTT      float64 `json:"half_rtt_ns"`
 	HalfRTTResid float64 `json:"half_rtt_resid_ns"`
 	// Gap is (PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + (s-1)G.
@@ -272,28 +303,34 @@ func bestSplit(pts []point, minPts int) (whole, split float64, at int) {
 }
 
 // Fit derives LogGOPS parameters from a raw PRTT table with Netgauge's
-// LogGP method. Per size s with PRTT medians P1 = PRTT(1,0,s), Pn =
-// PRTT(n,0,s) and Pd = PRTT(n,d,s), and b = s-1:
+// LogGP method. Per size s, with P1 = PRTT(1,0,s), Pn = PRTT(n,0,s) and
+// Pd = PRTT(n,d,s) (each the opt.Quantile of its repetitions), and
+// b = s-1:
 //
 //	half round trip  P1/2             = L + 2o + bG
 //	gap              (Pn-P1)/(n-1)    = g + bG
 //	overhead         (Pd-P1)/(n-1)-d  = o + bO   (d large enough)
 //
 // With delayed rounds for two or more n (PRTT(2,d,s), as Measure takes),
-// the overhead is instead the slope over n-1 of the medians of
-// PRTT(n,d,s) - (n-1)d, which cancels the extra cost of a round trip after
-// idling (reported as idle_extra_ns). Weighted least-squares lines over b
-// (weights from each median's standard error) give g and G (gap), o and O
-// (overhead) and L + 2o (the half round trip's intercept). A protocol change shows as a jump or a kink
-// in these series: Fit splits the sizes where one line per side removes
+// the overhead is instead the slope over n-1 of PRTT(n,d,s) - (n-1)d,
+// which cancels the extra cost of a round trip after idling (reported as
+// idle_extra_ns). A protocol change shows as a jump or a kink in these
+// series: Fit splits the sizes where one line per series and side removes
 // most of the residuals (binary segmentation, at most opt.MaxRanges
-// ranges), and fits each range on its own.
+// ranges). Each range's parameters are then one weighted least-squares
+// fit of the three series together under the physical constraints
+// L, o, g, O >= 0 and G >= O (fitRange), the half round trip weighted
+// first; fit.ranges[].constraints says which constraints were binding and
+// what they cost in residual. S is the end of the range below the jump
+// that adds most to the round trip (the rendezvous handshake), inside the
+// measured sizes. fit.pingpong compares a ping-pong simulated with the
+// result (sim.Run) with the measured round trips.
 func Fit(t Table, opt FitOptions) (*ParamFile, error) {
-	if opt.MaxRanges == 0 {
-		opt.MaxRanges = 4
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	opt.MinPoints = max(opt.MinPoints, 3)
-	pts, warn, err := points(t)
+	pts, warn, err := points(t, opt.Quantile)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +339,67 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 	for _, p := range pts {
 		pf.Source.Sizes = append(pf.Source.Sizes, p.size)
 	}
-	pf.Fit.Method = "PRTT(n,d,s), LogGP (Hoefler, Lichei, Rehm 2007); weighted least squares over s-1; binary segmentation"
+	pf.Fit.Method = "PRTT(n,d,s), LogGP (Hoefler, Lichei, Rehm 2007); binary segmentation of weighted least-squares lines over s-1; per range non-negative least squares (Lawson-Hanson) of the three series, the half round trip first"
+	pf.Fit.Quantile = opt.Quantile
+	pf.Warnings = append(pf.Warnings, missingSeries(pts)...)
+	bounds, gains := segment(pts, opt)
+	lines := make([][nSeries]line, len(bounds)-1)
+	for r := range lines {
+		seg := pts[bounds[r]:bounds[r+1]]
+		for k := range nSeries {
+			lines[r][k] = seriesLine(seg, k)
+		}
+		rg, rf, uc, err := fitRange(seg, lines[r])
+		if err != nil {
+			return nil, fmt.Errorf("range %d: %w", r, err)
+		}
+		if r > 0 {
+			rg.MinBytes = seg[0].size
+		}
+		if r+1 < len(lines) {
+			rg.MaxBytes = pts[bounds[r+1]].size - 1
+		}
+		uc.MinBytes, uc.MaxBytes = rg.MinBytes, rg.MaxBytes
+		pf.Ranges = append(pf.Ranges, roundRange(rg))
+		pf.Fit.Ranges = append(pf.Fit.Ranges, rf)
+		pf.Warnings = append(pf.Warnings, rangeWarnings(r, rg, uc, rf.Constraints, lines[r], seg)...)
+	}
+	pf.Fit.Changes = changes(pts, bounds, lines, gains)
+	pf.EagerLimit = eagerLimit(pf, pts)
+	pf.Fit.Points = pointFits(pts, bounds, pf.Ranges)
+	pf.Warnings = append(pf.Warnings, pf.setBase()...)
+	pp, err := pingPong(pf, pts)
+	if err != nil {
+		return nil, err
+	}
+	pf.Fit.PingPong = pp
+	if pf.Warnings == nil {
+		pf.Warnings = []string{}
+	}
+	return pf, nil
+}
+
+// withDefaults fills in opt's defaults and checks it.
+func (opt FitOptions) withDefaults() (FitOptions, error) {
+	if opt.MaxRanges == 0 {
+		opt.MaxRanges = DefaultMaxRanges
+	}
+	if opt.MaxRanges < 1 {
+		return opt, fmt.Errorf("%w: at most %d ranges: want at least 1", ErrFit, opt.MaxRanges)
+	}
+	opt.MinPoints = max(opt.MinPoints, 3)
+	if opt.Quantile == 0 {
+		opt.Quantile = DefaultQuantile
+	}
+	if !(opt.Quantile > 0 && opt.Quantile <= 1) {
+		return opt, fmt.Errorf("%w: quantile %g: want 0 < q <= 1", ErrFit, opt.Quantile)
+	}
+	return opt, nil
+}
+
+// missingSeries says which series the table has no rows of.
+func missingSeries(pts []point) []string {
+	var w []string
 	for k, name := range [nSeries]string{"PRTT(1,0,s)", "PRTT(n,0,s): g and G", "PRTT(n,d,s): o and O"} {
 		missing := 0
 		for _, p := range pts {
@@ -311,11 +408,16 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 			}
 		}
 		if missing == len(pts) {
-			pf.Warnings = append(pf.Warnings, fmt.Sprintf("no %s rows in the table: those parameters are 0", name))
+			w = append(w, fmt.Sprintf("no %s rows in the table: those parameters are 0", name))
 		}
 	}
+	return w
+}
 
-	// Binary segmentation: bounds[i] is the first point of range i.
+// segment splits pts by binary segmentation: bounds[i] is the first point
+// of range i (bounds[len-1] = len(pts)), gains the weighted squared
+// residual each split removed, by its bound.
+func segment(pts []point, opt FitOptions) ([]int, map[int]float64) {
 	bounds := []int{0, len(pts)}
 	gains := map[int]float64{}
 	for len(bounds)-1 < opt.MaxRanges {
@@ -337,39 +439,13 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		slices.Sort(bounds)
 		gains[bestAt] = bestGain
 	}
+	return bounds, gains
+}
 
-	lines := make([][nSeries]line, len(bounds)-1)
-	for r := range lines {
-		seg := pts[bounds[r]:bounds[r+1]]
-		for k := range nSeries {
-			lines[r][k] = seriesLine(seg, k)
-		}
-		hl, gl, ol := lines[r][sHalf], lines[r][sGap], lines[r][sOver]
-		rg := Range{MinBytes: 0, MaxBytes: MaxMessageBytes,
-			Overhead: ol.a, OverheadPerByte: ol.b, Gap: gl.a, GapPerByte: gl.b}
-		if gl.n == 0 { // no PRTT(n,0,s): G from the round trip
-			rg.GapPerByte = hl.b
-		}
-		rg.L = hl.a - 2*rg.Overhead
-		if r > 0 {
-			rg.MinBytes = seg[0].size
-		}
-		if r+1 < len(lines) {
-			rg.MaxBytes = pts[bounds[r+1]].size - 1
-		}
-		pf.Ranges = append(pf.Ranges, roundRange(rg))
-		pf.Fit.Ranges = append(pf.Fit.Ranges, RangeFit{
-			MeasuredMinBytes: seg[0].size, MeasuredMaxBytes: seg[len(seg)-1].size, Points: len(seg),
-			R2HalfRTT: finite(hl.r2, 6), R2Gap: finite(gl.r2, 6), R2Overhead: finite(ol.r2, 6),
-			RMSHalfRTTNs: round(rms(hl), 3), RMSGapNs: round(rms(gl), 3), RMSOverheadNs: round(rms(ol), 3),
-			LSE:        round(math.Hypot(hl.aSE, 2*ol.aSE), 3),
-			OverheadSE: round(ol.aSE, 3), GapSE: round(gl.aSE, 3),
-			GapPerByteSE: round(gl.bSE, 6), OverheadPerByteSE: round(ol.bSE, 6), GRTT: round(hl.b, 6),
-		})
-		pf.Warnings = append(pf.Warnings, rangeWarnings(r, rg, lines[r], seg)...)
-	}
-
-	// Changes and S.
+// changes describes the boundaries between the ranges: a jump or a change
+// of slope, from the lines on both sides.
+func changes(pts []point, bounds []int, lines [][nSeries]line, gains map[int]float64) []Change {
+	out := []Change{}
 	for r := 1; r < len(lines); r++ {
 		lo, hi := pts[bounds[r]-1], pts[bounds[r]]
 		c := Change{AfterBytes: lo.size, BeforeBytes: hi.size, Chi2Gain: round(gains[bounds[r]], 1)}
@@ -392,25 +468,48 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 			}
 			if k == sHalf {
 				c.HalfRTTJump = round(jump, 3)
+				c.relJump = jump / math.Max(math.Abs(left), 1)
 			} else {
 				c.GapJump = round(jump, 3)
 			}
 		}
-		if c.Jump && pf.EagerLimit == nil {
-			s := pf.Ranges[r-1].MaxBytes
-			pf.EagerLimit = &s
-		}
-		pf.Fit.Changes = append(pf.Fit.Changes, c)
+		out = append(out, c)
 	}
+	return out
+}
 
-	// Points with residuals.
+// eagerLimit picks S: the end of the range below the change with a jump
+// that adds the largest fraction to the half round trip (a rendezvous
+// handshake adds a whole round trip of a control message; smaller
+// protocol steps, such as the end of Open MPI's inline sends, add less).
+// It marks that change; nil when no change is a jump upwards.
+func eagerLimit(pf *ParamFile, pts []point) *int64 {
+	best := -1
+	for i, c := range pf.Fit.Changes {
+		if c.Jump && c.relJump > 0 && (best < 0 || c.relJump > pf.Fit.Changes[best].relJump) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	pf.Fit.Changes[best].EagerLimit = true
+	s := pf.Ranges[best].MaxBytes
+	return &s
+}
+
+// pointFits reports every measured size with its residuals against its
+// range's fitted parameters.
+func pointFits(pts []point, bounds []int, ranges []Range) []PointFit {
+	out := make([]PointFit, 0, len(pts))
 	r := 0
 	for i, p := range pts {
 		for r+1 < len(bounds)-1 && i >= bounds[r+1] {
 			r++
 		}
+		rg := ranges[r]
 		pp := PointFit{SizeBytes: p.size, Range: r, N: p.n, DelayNs: round(p.d, 1), PRTT1: roundSummary(p.p1),
-			HalfRTT: round(p.y[sHalf], 3), HalfRTTResid: round(p.y[sHalf]-lines[r][sHalf].at(p.b), 3)}
+			HalfRTT: round(p.y[sHalf], 3), HalfRTTResid: round(p.y[sHalf]-model(rg, sHalf, p.b), 3)}
 		if p.pn != nil {
 			s := roundSummary(*p.pn)
 			pp.PRTTN = &s
@@ -420,39 +519,37 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 			pp.PRTTND = &s
 		}
 		if p.has[sGap] {
-			pp.Gap, pp.GapResid = finite(p.y[sGap], 3), finite(p.y[sGap]-lines[r][sGap].at(p.b), 3)
+			pp.Gap, pp.GapResid = finite(p.y[sGap], 3), finite(p.y[sGap]-model(rg, sGap, p.b), 3)
 		}
 		if p.has[sOver] {
-			pp.Overhead, pp.OverheadResid = finite(p.y[sOver], 3), finite(p.y[sOver]-lines[r][sOver].at(p.b), 3)
+			pp.Overhead, pp.OverheadResid = finite(p.y[sOver], 3), finite(p.y[sOver]-model(rg, sOver, p.b), 3)
 		}
 		if p.cold != nil {
 			pp.IdleExtra = finite(*p.cold, 1)
 		}
-		pf.Fit.Points = append(pf.Fit.Points, pp)
+		out = append(out, pp)
 	}
+	return out
+}
 
-	// Base keys: the smallest-size range, rounded to the integers
-	// sim.ReadParams reads.
+// setBase sets the base keys from the smallest-size range through toBase
+// and says what toBase rounded.
+func (pf *ParamFile) setBase() []string {
+	var w []string
 	base := pf.Ranges[0]
 	for _, f := range []struct {
 		name string
 		v    float64
-		dst  *int64
+		dst  *baseValue
 	}{{"L_ns", base.L, &pf.L}, {"o_ns", base.Overhead, &pf.Overhead}, {"g_ns", base.Gap, &pf.Gap},
 		{"G_ns_per_byte", base.GapPerByte, &pf.GapPerByte}, {"O_ns_per_byte", base.OverheadPerByte, &pf.OverheadPerByte}} {
-		*f.dst = int64(math.Round(f.v))
+		*f.dst = toBase(f.v)
 		if d := math.Abs(float64(*f.dst) - f.v); d > 0.01*math.Abs(f.v) && d >= 0.005 {
-			pf.Warnings = append(pf.Warnings, fmt.Sprintf("%s = %.4g rounded to %d in the base keys (sim reads integers); ranges[0] keeps the fitted value",
+			w = append(w, fmt.Sprintf("%s = %.4g rounded to %v in the base keys (sim reads integers there); ranges[0] keeps the fitted value, and the ranges cover every size",
 				f.name, f.v, *f.dst))
 		}
 	}
-	if pf.Warnings == nil {
-		pf.Warnings = []string{}
-	}
-	if pf.Fit.Changes == nil {
-		pf.Fit.Changes = []Change{}
-	}
-	return pf, nil
+	return w
 }
 
 func rms(l line) float64 {
@@ -469,44 +566,50 @@ func roundRange(r Range) Range {
 }
 
 func roundSummary(s Summary) Summary {
-	s.Median, s.IQR, s.MAD = round(s.Median, 1), round(s.IQR, 1), round(s.MAD, 1)
+	s.Median, s.IQR, s.MAD, s.Q = round(s.Median, 1), round(s.IQR, 1), round(s.MAD, 1), round(s.Q, 1)
 	return s
 }
 
-// rangeWarnings reports the numbers of range r that make no physical sense
-// in LogGOPS.
-func rangeWarnings(r int, rg Range, l [nSeries]line, seg []point) []string {
+// rangeWarnings reports, for range r, the values that the unconstrained
+// fit (uc) makes negative, which no network has and which the constraints
+// replaced in rg, and the numbers of rg that do not fit LogGP's
+// assumptions.
+func rangeWarnings(r int, rg, uc Range, cf ConstraintFit, l [nSeries]line, seg []point) []string {
 	var w []string
 	where := fmt.Sprintf("range %d (%d..%d bytes)", r, rg.MinBytes, rg.MaxBytes)
 	add := func(format string, args ...any) { w = append(w, where+": "+fmt.Sprintf(format, args...)) }
+	cost := fmt.Sprintf("the constrained fit's residuals (rms) are %.1f ns in the half round trip, %.1f ns in the gap and %.1f ns in the overhead, against %.1f, %.1f and %.1f ns unconstrained",
+		cf.RMSHalfRTTNs, cf.RMSGapNs, cf.RMSOverheadNs, cf.UnconstrainedRMSHalfRTTNs, cf.UnconstrainedRMSGapNs, cf.UnconstrainedRMSOverheadNs)
 	// A value is negative when it is below 0 by more than its standard
 	// error: -1e-16 is 0, and -0.3 ± 0.5 may be.
-	if se := math.Hypot(l[sHalf].aSE, 2*l[sOver].aSE); rg.L < -se {
-		add("L = %.1f ± %.1f ns is negative: the round trip is shorter than 4o (o measured at the sender is larger than the overheads on the round-trip path)", rg.L, se)
+	if se := math.Hypot(l[sHalf].aSE, 2*l[sOver].aSE); uc.L < -se {
+		add("this measurement cannot be a network: fitted freely, L = %.1f ± %.1f ns, a negative latency (the round trip is shorter than four times the o measured at the sender: the sender's o includes work the round trip does not wait for, as the system calls of TCP over loopback do). Fitted with L >= 0 instead: L = %.1f ns, o = %.1f ns; %s",
+			uc.L, se, rg.L, rg.Overhead, cost)
 	}
-	if l[sOver].n > 0 && rg.Overhead < -l[sOver].aSE {
-		add("o = %.1f ± %.1f ns is negative", rg.Overhead, l[sOver].aSE)
-	}
-	if l[sGap].n > 0 && rg.Gap < -l[sGap].aSE {
-		add("g = %.1f ± %.1f ns is negative", rg.Gap, l[sGap].aSE)
-	}
-	if se := l[sGap].bSE; l[sGap].n == 0 {
-		if rg.GapPerByte < -l[sHalf].bSE {
-			add("G = %.4g ± %.2g ns/byte is negative", rg.GapPerByte, l[sHalf].bSE)
+	for _, v := range []struct {
+		name, unit string
+		got, free  float64
+		se         float64
+		identified bool
+	}{
+		{"o", "ns", rg.Overhead, uc.Overhead, l[sOver].aSE, l[sOver].n > 0},
+		{"g", "ns", rg.Gap, uc.Gap, l[sGap].aSE, l[sGap].n > 0},
+		{"G", "ns/byte", rg.GapPerByte, uc.GapPerByte, max(l[sGap].bSE, l[sHalf].bSE), l[sHalf].n > 1},
+		{"O", "ns/byte", rg.OverheadPerByte, uc.OverheadPerByte, l[sOver].bSE, l[sOver].n > 1},
+	} {
+		if v.identified && v.free < -v.se {
+			add("fitted freely, %s = %.4g ± %.2g %s, which no network has; fitted with %s >= 0: %s = %.4g %s; %s",
+				v.name, v.free, v.se, v.unit, v.name, v.name, v.got, v.unit, cost)
 		}
-	} else if rg.GapPerByte < -se {
-		add("G = %.4g ± %.2g ns/byte is negative", rg.GapPerByte, se)
-	}
-	if l[sOver].n > 1 && rg.OverheadPerByte < -l[sOver].bSE {
-		add("O = %.4g ± %.2g ns/byte is negative", rg.OverheadPerByte, l[sOver].bSE)
 	}
 	if l[sOver].n > 0 && l[sGap].n > 0 && rg.Overhead > rg.Gap {
 		add("o = %.1f ns exceeds g = %.1f ns: back-to-back sends are then limited by o, so the gap series measures o, not g (LogGP assumes g >= o)", rg.Overhead, rg.Gap)
 	}
 	if l[sGap].n > 1 && l[sHalf].n > 1 {
-		g, gr := rg.GapPerByte, l[sHalf].b
+		g, gr := l[sGap].b, l[sHalf].b
 		if d := math.Abs(gr - g); d > 0.25*max(math.Abs(g), math.Abs(gr)) && d > 3*math.Hypot(l[sGap].bSE, l[sHalf].bSE) {
-			add("G = %.4g ns/byte from the gap and %.4g ns/byte from the round trip disagree (LogGP has one G)", g, gr)
+			add("the gap's slope (%.4g ns/byte, back-to-back messages) and the round trip's (%.4g ns/byte) disagree: LogGP has one G; G = %.4g ns/byte follows the round trip, so a stream of back-to-back messages is simulated at %.4g ns/byte",
+				g, gr, rg.GapPerByte, rg.GapPerByte)
 		}
 	}
 	for _, p := range seg {
@@ -526,7 +629,7 @@ func rangeWarnings(r int, rg Range, l [nSeries]line, seg []point) []string {
 // the most such rows). Delays may differ from row to row (a sleeping
 // prober records the delay it actually spent), so the overhead comes from
 // each row's PRTT(n,d,s) - (n-1)d: o = (median of that - P1)/(n-1).
-func points(t Table) ([]point, []string, error) {
+func points(t Table, q float64) ([]point, []string, error) {
 	type rows struct {
 		prtt, delay, net []float64 // net: prtt - (n-1)d
 	}
@@ -547,9 +650,9 @@ func points(t Table) ([]point, []string, error) {
 			r = &rows{}
 			m[k] = r
 		}
-		r.prtt = append(r.prtt, float64(s.PRTTNs))
-		r.delay = append(r.delay, float64(s.DelayNs))
-		r.net = append(r.net, float64(s.PRTTNs)-float64(s.N-1)*float64(s.DelayNs))
+		r.prtt = append(r.prtt, s.PRTTNs)
+		r.delay = append(r.delay, s.DelayNs)
+		r.net = append(r.net, s.PRTTNs-float64(s.N-1)*s.DelayNs)
 	}
 	// best returns the n > 1 with the most rows of the given kind, ties
 	// to the larger n, preferring n == prefer.
@@ -574,27 +677,27 @@ func points(t Table) ([]point, []string, error) {
 			warn = append(warn, fmt.Sprintf("%d bytes: no PRTT(1,0,s) rows; size ignored", size))
 			continue
 		}
-		p := point{size: size, b: float64(size - 1), p1: Summarize(p1.prtt)}
-		se1 := p.p1.SE(seFloor(p.p1.Median))
-		p.y[sHalf], p.se[sHalf], p.has[sHalf] = p.p1.Median/2, se1/2, true
+		p := point{size: size, b: float64(size - 1), p1: SummarizeAt(p1.prtt, q)}
+		se1 := p.p1.SEAt(q, seFloor(p.p1.Q))
+		p.y[sHalf], p.se[sHalf], p.has[sHalf] = p.p1.Q/2, se1/2, true
 		if n := best(m, false, 0); n != 0 {
-			s := Summarize(m[key{n, false}].prtt)
+			s := SummarizeAt(m[key{n, false}].prtt, q)
 			p.pn, p.n = &s, n
 			nm1 := float64(n - 1)
-			p.y[sGap] = (s.Median - p.p1.Median) / nm1
-			p.se[sGap] = math.Hypot(se1, s.SE(seFloor(s.Median))) / nm1
+			p.y[sGap] = (s.Q - p.p1.Q) / nm1
+			p.se[sGap] = math.Hypot(se1, s.SEAt(q, seFloor(s.Q))) / nm1
 			p.has[sGap] = true
 		}
 		if n := best(m, true, p.n); n != 0 {
 			r := m[key{n, true}]
-			s, net := Summarize(r.prtt), Summarize(r.net)
+			s, net := SummarizeAt(r.prtt, q), SummarizeAt(r.net, q)
 			p.pnd, p.d = &s, Summarize(r.delay).Median
 			if p.n == 0 {
 				p.n = n
 			}
 			nm1 := float64(n - 1)
-			p.y[sOver] = (net.Median - p.p1.Median) / nm1
-			p.se[sOver] = math.Hypot(se1, net.SE(seFloor(net.Median))) / nm1
+			p.y[sOver] = (net.Q - p.p1.Q) / nm1
+			p.se[sOver] = math.Hypot(se1, net.SEAt(q, seFloor(net.Q))) / nm1
 			p.has[sOver] = true
 			// Several n with a delay: o is the slope of PRTT(n,d,s)-(n-1)d
 			// over n-1, and the intercept less PRTT(1,0,s) the extra cost
@@ -602,14 +705,14 @@ func points(t Table) ([]point, []string, error) {
 			var x, y, se []float64
 			for k, r := range m {
 				if k.delayed && k.n >= 2 {
-					net := Summarize(r.net)
-					x, y, se = append(x, float64(k.n-1)), append(y, net.Median), append(se, net.SE(seFloor(net.Median)))
+					net := SummarizeAt(r.net, q)
+					x, y, se = append(x, float64(k.n-1)), append(y, net.Q), append(se, net.SEAt(q, seFloor(net.Q)))
 				}
 			}
 			if len(x) >= 2 {
 				l := fitLine(x, y, se)
 				p.y[sOver], p.se[sOver] = l.b, max(l.bSE, 1e-3)
-				cold := l.a - p.p1.Median
+				cold := l.a - p.p1.Q
 				p.cold = &cold
 			}
 		}

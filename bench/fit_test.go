@@ -47,7 +47,7 @@ func synth(seed uint64, ranges []Range, sizes []int64, n, reps int, nz noise) Ta
 				if rng.Float64() < nz.Outliers {
 					v *= 1.2 + 0.8*rng.Float64()
 				}
-				t = append(t, Sample{N: k.n, DelayNs: int64(k.d), SizeBytes: s, PRTTNs: max(1, int64(math.Round(v)))})
+				t = append(t, Sample{N: k.n, DelayNs: k.d, SizeBytes: s, PRTTNs: max(1, math.Round(v))})
 			}
 		}
 	}
@@ -117,7 +117,7 @@ func TestFitSynthetic(t *testing.T) {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/seed=%d", tc.name, seed), func(t *testing.T) {
 				tab := synth(seed, tc.ranges, paperSizes, 8, tc.reps, tc.nz)
-				pf, err := Fit(tab, FitOptions{})
+				pf, err := Fit(tab, FitOptions{Quantile: 0.5})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -216,8 +216,9 @@ func TestFitWarnings(t *testing.T) {
 		want []string
 	}{
 		{"o > g", Range{L: 2000, Overhead: 4000, Gap: 1000, GapPerByte: 1}, []string{"exceeds g"}},
-		{"L < 0", Range{L: -1500, Overhead: 1000, Gap: 3000, GapPerByte: 1}, []string{"L = -1500.0 ± 0.6 ns is negative"}},
-		{"G < 0", Range{L: 90000, Overhead: 1000, Gap: 30000, GapPerByte: -0.5}, []string{"G = -0.5 ± 0.00032 ns/byte is negative", "rounded"}},
+		{"L < 0", Range{L: -1500, Overhead: 1000, Gap: 3000, GapPerByte: 1}, []string{"this measurement cannot be a network: fitted freely, L = -1500.0 ± 0.6 ns", "Fitted with L >= 0 instead: L = 0.0 ns"}},
+		{"G < 0", Range{L: 90000, Overhead: 1000, Gap: 30000, GapPerByte: -0.5, OverheadPerByte: -0.6}, []string{"fitted freely, G = -0.5", "fitted with G >= 0: G = 0 ns/byte", "fitted freely, O = -0.6"}},
+		{"two G", Range{L: 90000, Overhead: 1000, Gap: 30000, GapPerByte: -0.5}, []string{"the gap's slope (-0.5 ns/byte, back-to-back messages) and the round trip's (0 ns/byte) disagree"}},
 		{"G fractional", Range{L: 3000, Overhead: 1000, Gap: 3000, GapPerByte: 0.3}, []string{"G_ns_per_byte = 0.3 rounded to 0"}},
 	}
 	for _, tc := range tests {
@@ -366,7 +367,7 @@ func TestFitDenseSizes(t *testing.T) {
 		sizes = append(sizes, s)
 	}
 	start := time.Now()
-	pf, err := Fit(synth(8, ranges(eager, rendezvous), sizes, 8, 5, noise{Rel: 0.002}), FitOptions{})
+	pf, err := Fit(synth(8, ranges(eager, rendezvous), sizes, 8, 5, noise{Rel: 0.002}), FitOptions{Quantile: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}

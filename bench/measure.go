@@ -164,9 +164,9 @@ func Measure(ctx context.Context, p Prober, cfg Config) (Table, error) {
 		skip := len(kinds) * cfg.Warmup
 		for j, r := range rounds[skip:] {
 			x := res[skip+j]
-			sm := Sample{N: r.N, SizeBytes: s, PRTTNs: max(x.PRTT.Nanoseconds(), 1)}
+			sm := Sample{N: r.N, SizeBytes: s, PRTTNs: float64(max(x.PRTT.Nanoseconds(), 1))}
 			if r.Delay > 0 {
-				sm.DelayNs = max(x.Delay.Nanoseconds(), 1)
+				sm.DelayNs = float64(max(x.Delay.Nanoseconds(), 1))
 			}
 			t = append(t, sm)
 		}

@@ -101,7 +101,11 @@ type ModelInputs struct {
 //   - log3P (with in.Pack): the medians of the pack and unpack times.
 func FitModels(pf *ParamFile, t Table, in ModelInputs) (*ModelFile, error) {
 	mf := &ModelFile{ParamFile: pf, ModelFit: ModelFitReport{Warnings: []string{}}}
-	pts, _, err := points(t)
+	q := pf.Fit.Quantile // the statistic pf was fitted with
+	if q == 0 {
+		q = 0.5
+	}
+	pts, _, err := points(t, q)
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func burstTable(L, o, g float64, f, maxP, reps int, rel float64) Table {
 		v := 2*L + o + max(float64(p)*o, o+float64(p-f)*g)
 		for k := range reps {
 			x := v * (1 + rel*math.Sin(float64(7*p+13*k)))
-			t = append(t, Sample{N: p, SizeBytes: 8, PRTTNs: int64(math.Round(x))})
+			t = append(t, Sample{N: p, SizeBytes: 8, PRTTNs: math.Round(x)})
 		}
 	}
 	return t

@@ -108,11 +108,11 @@ func TestMPIMeasure(t *testing.T) {
 	}
 	rows := map[kind]int{}
 	for _, s := range tab {
-		if s.PRTTNs <= 0 || s.PRTTNs > int64(10*time.Second) {
+		if s.PRTTNs <= 0 || s.PRTTNs > float64(10*time.Second) {
 			t.Errorf("implausible sample %+v", s)
 		}
-		if s.DelayNs > 0 && s.PRTTNs < int64(s.N-1)*s.DelayNs {
-			t.Errorf("PRTT(%d,d,%d) = %d ns is less than (n-1)d = %d ns", s.N, s.SizeBytes, s.PRTTNs, int64(s.N-1)*s.DelayNs)
+		if s.DelayNs > 0 && s.PRTTNs < float64(s.N-1)*s.DelayNs {
+			t.Errorf("PRTT(%d,d,%d) = %g ns is less than (n-1)d = %g ns", s.N, s.SizeBytes, s.PRTTNs, float64(s.N-1)*s.DelayNs)
 		}
 		rows[kind{s.N, s.DelayNs > 0, s.SizeBytes}]++
 	}

@@ -7,23 +7,37 @@ import (
 	"math"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // MaxMessageBytes is the max_bytes of the last range of a parameter file:
 // the largest message gopsim simulates (sim.MaxMessage).
 const MaxMessageBytes = 1 << 41
 
+// baseValue is the type of the parameter file's base keys L_ns, o_ns,
+// g_ns, G_ns_per_byte and O_ns_per_byte: that of sim.Params' fields, so
+// that the file is what `gopsim sim --params` reads.
+//
+// MERGE (issue 19, fractional parameters): when sim.Params' L, Overhead,
+// Gap, GapPerByte and OverheadPerByte become float64, make this float64
+// and toBase return round(v, 6); nothing else changes.
+type baseValue = int64
+
+// toBase converts a fitted value to a base key: today rounded to whole ns
+// (and ns per byte), because sim reads integers there.
+func toBase(v float64) baseValue { return baseValue(math.Round(v)) }
+
 // ParamFile is the parameter file that calibration writes. Its first keys
-// are those sim.ReadParams reads (integers, from the smallest-size range,
-// rounded); Ranges holds the fitted values of every size range unrounded;
-// Warnings says what makes no physical sense; Fit and Source say how the
-// numbers came about.
+// are those sim.ReadParams reads (from the smallest-size range, through
+// toBase); Ranges holds the fitted values of every size range, which cover
+// every message size; Warnings says what makes no physical sense; Fit and
+// Source say how the numbers came about.
 type ParamFile struct {
-	L               int64 `json:"L_ns"`
-	Overhead        int64 `json:"o_ns"`
-	Gap             int64 `json:"g_ns"`
-	GapPerByte      int64 `json:"G_ns_per_byte"`
-	OverheadPerByte int64 `json:"O_ns_per_byte"`
+	L               baseValue `json:"L_ns"`
+	Overhead        baseValue `json:"o_ns"`
+	Gap             baseValue `json:"g_ns"`
+	GapPerByte      baseValue `json:"G_ns_per_byte"`
+	OverheadPerByte baseValue `json:"O_ns_per_byte"`
 	// EagerLimit is S: the upper end of the range below the first change
 	// that shows a jump (eager to rendezvous). Absent when there is none.
 	EagerLimit *int64    `json:"S_bytes,omitempty"`
@@ -71,7 +85,8 @@ type Source struct {
 	Reps    int    `json:"reps,omitempty"`
 	Warmup  int    `json:"warmup,omitempty"`
 	N       int    `json:"n,omitempty"`
-	// DelayNs is the d asked for; 0 means per size the median PRTT(1,0,s).
+	// DelayNs is the d asked for; 0 means per size the median warm-up
+	// PRTT(1,0,s).
 	DelayNs *int64 `json:"delay_ns,omitempty"`
 	// Sleep is true when the prober slept through the delays.
 	Sleep bool    `json:"sleep,omitempty"`
@@ -92,6 +107,22 @@ func (p *ParamFile) WriteFile(path string) error {
 		return fmt.Errorf("writing parameter file %s: %w", path, err)
 	}
 	return nil
+}
+
+// SimParams returns the parameters p gives `gopsim sim --params`: the
+// base keys, S (sim.DefaultParams' when p has none) and the ranges.
+func (p *ParamFile) SimParams() sim.Params {
+	sp := sim.DefaultParams()
+	sp.L, sp.Overhead, sp.Gap, sp.GapPerByte, sp.OverheadPerByte = p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte
+	if p.EagerLimit != nil {
+		sp.EagerLimit = *p.EagerLimit
+	}
+	sp.Ranges = nil
+	for _, r := range p.Ranges {
+		sp.Ranges = append(sp.Ranges, sim.Range{MinBytes: uint64(r.MinBytes), MaxBytes: uint64(r.MaxBytes),
+			L: r.L, Overhead: r.Overhead, Gap: r.Gap, GapPerByte: r.GapPerByte, OverheadPerByte: r.OverheadPerByte})
+	}
+	return sp
 }
 
 // RangeFor returns the range holding messages of s bytes.

@@ -3,6 +3,8 @@ package bench
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // OutlierFence is the Tukey fence factor of Summarize: a sample further
@@ -20,6 +22,9 @@ type Summary struct {
 	MAD      float64 `json:"mad_ns"`
 	Reps     int     `json:"reps"`     // samples in the table
 	Rejected int     `json:"rejected"` // outside the fences
+	// Q is the quantile of the kept samples that the fit uses
+	// (FitOptions.Quantile; the median when that is 0.5).
+	Q float64 `json:"q_ns"`
 }
 
 // SE estimates the standard error of the median from the MAD (normal
@@ -37,9 +42,23 @@ func (s Summary) SE(floor float64) float64 {
 	return max(1.2533*sigma/math.Sqrt(float64(kept)), floor)
 }
 
+// SEAt estimates the standard error of the q-quantile of the kept samples
+// (normal approximation: σ·sqrt(q(1-q))/φ(z_q)/sqrt(kept), σ from the
+// MAD; for q = 0.5 it is SE), never less than floor.
+func (s Summary) SEAt(q, floor float64) float64 {
+	q = min(max(q, 0.01), 0.99)
+	z := distuv.UnitNormal.Quantile(q)
+	return max(s.SE(0)*math.Sqrt(q*(1-q))/distuv.UnitNormal.Prob(z)/1.2533, floor)
+}
+
 // Summarize rejects outliers from xs (Tukey fences at OutlierFence IQRs)
-// and summarizes the rest. xs must not be empty; it is not modified.
-func Summarize(xs []float64) Summary {
+// and summarizes the rest, Q being the median. xs must not be empty; it is
+// not modified.
+func Summarize(xs []float64) Summary { return SummarizeAt(xs, 0.5) }
+
+// SummarizeAt is Summarize with Q the q-quantile (0 <= q <= 1) of the
+// kept samples.
+func SummarizeAt(xs []float64, q float64) Summary {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	q1 := quantile(s, 0.25)
@@ -63,6 +82,7 @@ func Summarize(xs []float64) Summary {
 		MAD:      quantile(dev, 0.5),
 		Reps:     len(xs),
 		Rejected: len(xs) - len(kept),
+		Q:        quantile(kept, q),
 	}
 }
 

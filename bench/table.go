@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -23,7 +24,9 @@ import (
 //
 // n is the number of messages of the round (1..MaxRoundMessages), d_ns the
 // delay between them in ns, s_bytes the message size (1..MaxSizeBytes) and
-// prtt_ns the measured round trip in ns (positive). Warm-up rounds are not
+// prtt_ns the measured round trip in ns (positive). n and s_bytes are
+// integers; d_ns and prtt_ns may have decimals (30760.6), as tables
+// written by other tools or averaged by hand do. Warm-up rounds are not
 // in the table. Blank lines and lines starting with '#' are ignored.
 const TableHeader = "n,d_ns,s_bytes,prtt_ns"
 
@@ -42,9 +45,9 @@ var ErrTable = errors.New("bench: bad PRTT table")
 // and one reply, which took PRTTNs.
 type Sample struct {
 	N         int
-	DelayNs   int64
+	DelayNs   float64
 	SizeBytes int64
-	PRTTNs    int64
+	PRTTNs    float64
 }
 
 // Table is a raw PRTT table, in measurement order.
@@ -68,14 +71,14 @@ func (e *TableError) Unwrap() error { return ErrTable }
 // ReadTable reads a PRTT table in CSV form; name is used in errors.
 func ReadTable(r io.Reader, name string) (Table, error) {
 	var t Table
-	err := readIntTable(r, name, TableHeader, [4]intColumn{{"n", 1, MaxRoundMessages}, {"d_ns", 0, maxDelayNs}, {"s_bytes", 1, MaxSizeBytes}, {"prtt_ns", 1, maxPRTTNs}},
-		func(v [4]int64) (int, string) {
-			if v[0] == 1 && v[1] != 0 {
-				return 1, fmt.Sprintf("d_ns=%d with n=1: a single message has no delay", v[1])
-			}
-			t = append(t, Sample{N: int(v[0]), DelayNs: v[1], SizeBytes: v[2], PRTTNs: v[3]})
-			return 0, ""
-		})
+	cols := [4]numColumn{{"n", 1, MaxRoundMessages, true}, {"d_ns", 0, maxDelayNs, false}, {"s_bytes", 1, MaxSizeBytes, true}, {"prtt_ns", 1e-3, maxPRTTNs, false}}
+	err := readNumTable(r, name, TableHeader, cols, func(v [4]float64) (int, string) {
+		if v[0] == 1 && v[1] != 0 {
+			return 1, fmt.Sprintf("d_ns=%g with n=1: a single message has no delay", v[1])
+		}
+		t = append(t, Sample{N: int(v[0]), DelayNs: v[1], SizeBytes: int64(v[2]), PRTTNs: v[3]})
+		return 0, ""
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +91,59 @@ type intColumn struct {
 	min, max int64
 }
 
-// readIntTable reads a CSV table whose first line is header and whose rows
-// are four integers within cols' bounds, '#' starting comments; a leading
+// numColumn is a column of a table of numbers, its bounds and whether its
+// values must be integers.
+type numColumn struct {
+	name     string
+	min, max float64
+	integer  bool
+}
+
+// readIntTable is readNumTable for a table of four integer columns.
+func readIntTable(r io.Reader, name, header string, cols [4]intColumn, add func([4]int64) (int, string)) error {
+	var nc [4]numColumn
+	for i, c := range cols {
+		nc[i] = numColumn{c.name, float64(c.min), float64(c.max), true}
+	}
+	return readNumTable(r, name, header, nc, func(v [4]float64) (int, string) {
+		var iv [4]int64
+		for i, x := range v {
+			iv[i] = int64(x)
+		}
+		return add(iv)
+	})
+}
+
+// parseNumber reads a column's value: an integer for an integer column, a
+// decimal number (digits, an optional fraction and exponent) otherwise.
+func parseNumber(field string, c numColumn) (float64, string) {
+	f := strings.TrimSpace(field)
+	if c.integer {
+		x, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Sprintf("%s: %q is not an integer", c.name, field)
+		}
+		if x < int64(c.min) || x > int64(c.max) {
+			return 0, fmt.Sprintf("%s=%d outside %d..%d", c.name, x, int64(c.min), int64(c.max))
+		}
+		return float64(x), ""
+	}
+	x, err := strconv.ParseFloat(f, 64)
+	if err != nil || f == "" || strings.Trim(f, "0123456789.eE+-") != "" || math.IsInf(x, 0) {
+		return 0, fmt.Sprintf("%s: %q is not a number", c.name, field)
+	}
+	if x < c.min || x > c.max {
+		return 0, fmt.Sprintf("%s=%s outside %g..%g", c.name, f, c.min, c.max)
+	}
+	return x, ""
+}
+
+// readNumTable reads a CSV table whose first line is header and whose rows
+// are four numbers within cols' bounds, '#' starting comments; a leading
 // byte order mark is skipped. add takes each row; it returns the column
 // (0-based) and message of a row it refuses, or "". Errors are
 // *TableError with the line and column.
-func readIntTable(r io.Reader, name, header string, cols [4]intColumn, add func([4]int64) (int, string)) error {
+func readNumTable(r io.Reader, name, header string, cols [4]numColumn, add func([4]float64) (int, string)) error {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheets write
@@ -127,15 +177,12 @@ func readIntTable(r io.Reader, name, header string, cols [4]intColumn, add func(
 			_, col := cr.FieldPos(len(rec) - 1)
 			return &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%d fields, want 4 (%s)", len(rec), header)}
 		}
-		var v [4]int64
+		var v [4]float64
 		for i, c := range cols {
-			x, err := strconv.ParseInt(strings.TrimSpace(rec[i]), 10, 64)
-			_, col := cr.FieldPos(i)
-			if err != nil {
-				return &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s: %q is not an integer", c.name, rec[i])}
-			}
-			if x < c.min || x > c.max {
-				return &TableError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("%s=%d outside %d..%d", c.name, x, c.min, c.max)}
+			x, msg := parseNumber(rec[i], c)
+			if msg != "" {
+				_, col := cr.FieldPos(i)
+				return &TableError{File: name, Line: line, Col: col, Msg: msg}
 			}
 			v[i] = x
 		}
@@ -168,11 +215,11 @@ func (t Table) WriteCSV(w io.Writer) error {
 	for _, s := range t {
 		buf = strconv.AppendInt(buf[:0], int64(s.N), 10)
 		buf = append(buf, ',')
-		buf = strconv.AppendInt(buf, s.DelayNs, 10)
+		buf = strconv.AppendFloat(buf, s.DelayNs, 'f', -1, 64)
 		buf = append(buf, ',')
 		buf = strconv.AppendInt(buf, s.SizeBytes, 10)
 		buf = append(buf, ',')
-		buf = strconv.AppendInt(buf, s.PRTTNs, 10)
+		buf = strconv.AppendFloat(buf, s.PRTTNs, 'f', -1, 64)
 		buf = append(buf, '\n')
 		bw.Write(buf)
 	}

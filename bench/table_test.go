@@ -3,6 +3,8 @@ package bench
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,6 +24,7 @@ func TestReadTable(t *testing.T) {
 		{"comments, blank lines, CRLF, spaces, BOM", "\ufeff# gopsim\r\nn,d_ns,s_bytes,prtt_ns\r\n\r\n1, 0, 8, 1000\r\n# end\r\n",
 			Table{{1, 0, 8, 1000}}},
 		{"no final newline", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000", Table{{1, 0, 8, 1000}}},
+		{"decimals", "n,d_ns,s_bytes,prtt_ns\n1,0,8,30760.6\n8,31000.25,8,1.5e5\n", Table{{1, 0, 8, 30760.6}, {8, 31000.25, 8, 150000}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +47,14 @@ func TestReadTableErrors(t *testing.T) {
 		{"wrong header", "n,d,s,prtt\n", `t.csv:1:1: header "n,d,s,prtt"`},
 		{"three fields", "n,d_ns,s_bytes,prtt_ns\n1,0,8\n", "t.csv:2:5: 3 fields, want 4"},
 		{"not a number", "n,d_ns,s_bytes,prtt_ns\n1,0,eight,1000\n", `t.csv:2:5: s_bytes: "eight" is not an integer`},
-		{"float", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000.5\n", `t.csv:2:7: prtt_ns: "1000.5" is not an integer`},
+		{"decimal size", "n,d_ns,s_bytes,prtt_ns\n1,0,8.5,1000.5\n", `t.csv:2:5: s_bytes: "8.5" is not an integer`},
+		{"decimal n", "n,d_ns,s_bytes,prtt_ns\n1.0,0,8,1000.5\n", `t.csv:2:1: n: "1.0" is not an integer`},
+		{"not a number", "n,d_ns,s_bytes,prtt_ns\n1,0,8,12x\n", `t.csv:2:7: prtt_ns: "12x" is not a number`},
+		{"infinity", "n,d_ns,s_bytes,prtt_ns\n1,0,8,inf\n", `t.csv:2:7: prtt_ns: "inf" is not a number`},
+		{"NaN delay", "n,d_ns,s_bytes,prtt_ns\n8,NaN,8,100\n", `t.csv:2:3: d_ns: "NaN" is not a number`},
+		{"hex", "n,d_ns,s_bytes,prtt_ns\n1,0,8,0x10\n", `t.csv:2:7: prtt_ns: "0x10" is not a number`},
+		{"huge", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1e300\n", `t.csv:2:7: prtt_ns=1e300 outside`},
+		{"delay with decimals, n 1", "n,d_ns,s_bytes,prtt_ns\n1,0.5,8,1000\n", "t.csv:2:3: d_ns=0.5 with n=1"},
 		{"n 0", "n,d_ns,s_bytes,prtt_ns\n0,0,8,1000\n", "t.csv:2:1: n=0 outside 1..65536"},
 		{"size 0", "n,d_ns,s_bytes,prtt_ns\n1,0,0,1000\n", "t.csv:2:5: s_bytes=0 outside 1..1073741824"},
 		{"negative delay", "n,d_ns,s_bytes,prtt_ns\n8,-1,8,1000\n", "t.csv:2:3: d_ns=-1 outside"},
@@ -127,9 +137,9 @@ func TestSummarize(t *testing.T) {
 		xs   []float64
 		want Summary
 	}{
-		{"one", []float64{5}, Summary{Median: 5, Reps: 1}},
-		{"even", []float64{4, 1, 3, 2}, Summary{Median: 2.5, IQR: 1.5, MAD: 1, Reps: 4}},
-		{"outlier rejected", []float64{10, 11, 12, 13, 14, 15, 16, 17, 1000}, Summary{Median: 13.5, IQR: 3.5, MAD: 2, Reps: 9, Rejected: 1}},
+		{"one", []float64{5}, Summary{Median: 5, Reps: 1, Q: 5}},
+		{"even", []float64{4, 1, 3, 2}, Summary{Median: 2.5, IQR: 1.5, MAD: 1, Reps: 4, Q: 2.5}},
+		{"outlier rejected", []float64{10, 11, 12, 13, 14, 15, 16, 17, 1000}, Summary{Median: 13.5, IQR: 3.5, MAD: 2, Reps: 9, Rejected: 1, Q: 13.5}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,8 +150,29 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+func TestSummarizeAt(t *testing.T) {
+	xs := []float64{10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 1000}
+	tests := []struct {
+		q, want float64
+	}{{0, 10}, {0.1, 11}, {0.5, 15}, {1, 20}}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.q), func(t *testing.T) {
+			s := SummarizeAt(xs, tc.q)
+			if s.Q != tc.want || s.Median != 15 || s.Rejected != 1 {
+				t.Errorf("SummarizeAt(%g) = %+v, want Q = %g, median 15, 1 rejected", tc.q, s, tc.want)
+			}
+		})
+	}
+	// The 10th percentile's standard error exceeds the median's (1.71 σ
+	// against 1.25 σ over sqrt(n) for normal samples).
+	s := SummarizeAt(xs, 0.5)
+	if r := s.SEAt(0.1, 0) / s.SE(0); math.Abs(r-1.71/1.2533) > 0.01 {
+		t.Errorf("SE ratio q=0.1/median = %.3f, want %.3f", r, 1.71/1.2533)
+	}
+}
+
 func TestWritePlot(t *testing.T) {
-	pf, err := Fit(synth(6, ranges(eager, rendezvous), paperSizes, 8, 20, noise{Rel: 0.01}), FitOptions{})
+	pf, err := Fit(synth(6, ranges(eager, rendezvous), paperSizes, 8, 20, noise{Rel: 0.01}), FitOptions{Quantile: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestLoopbackMeasure(t *testing.T) {
 	}
 	kinds := map[[2]int64]int{}
 	for _, s := range tab {
-		if s.PRTTNs <= 0 || s.PRTTNs > int64(10*time.Second) {
+		if s.PRTTNs <= 0 || s.PRTTNs > float64(10*time.Second) {
 			t.Errorf("implausible sample %+v", s)
 		}
 		delayed := int64(0)
@@ -46,8 +46,8 @@ func TestLoopbackMeasure(t *testing.T) {
 			delayed = 1
 		}
 		kinds[[2]int64{int64(s.N), delayed}]++
-		if s.DelayNs > 0 && s.PRTTNs < int64(s.N-1)*s.DelayNs {
-			t.Errorf("PRTT(%d,d,s) = %d ns is less than (n-1)d = %d ns", s.N, s.PRTTNs, int64(s.N-1)*s.DelayNs)
+		if s.DelayNs > 0 && s.PRTTNs < float64(s.N-1)*s.DelayNs {
+			t.Errorf("PRTT(%d,d,s) = %g ns is less than (n-1)d = %g ns", s.N, s.PRTTNs, float64(s.N-1)*s.DelayNs)
 		}
 	}
 	if want := 5 * len(sizes); kinds[[2]int64{1, 0}] != want || kinds[[2]int64{3, 0}] != want || kinds[[2]int64{3, 1}] != want || kinds[[2]int64{2, 1}] != want {

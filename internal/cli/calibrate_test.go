@@ -34,7 +34,7 @@ func prttTable(t *testing.T, eager, rendezvous bench.Range) string {
 				n int
 				d float64
 			}{{1, 0}, {8, 0}, {8, d}, {2, d}} {
-				tab = append(tab, bench.Sample{N: k.n, DelayNs: int64(k.d), SizeBytes: s, PRTTNs: int64(math.Round(r.PRTT(k.n, k.d, s)))})
+				tab = append(tab, bench.Sample{N: k.n, DelayNs: k.d, SizeBytes: s, PRTTNs: math.Round(r.PRTT(k.n, k.d, s))})
 			}
 		}
 	}

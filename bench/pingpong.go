@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+)
+
+// pingPongIterations is the number of round trips of the simulated
+// ping-pong: more than one, so that a gap g + (s-1)G longer than a round
+// trip, which delays the next send, shows.
+const pingPongIterations = 10
+
+// PingPongPoint compares, at one measured size, the round trip of a
+// ping-pong simulated with the fitted parameters (sim.Run on a GOAL
+// schedule of pingPongIterations round trips between two ranks, divided
+// by their number) with the measured PRTT(1,0,s) (the fit's quantile).
+type PingPongPoint struct {
+	SizeBytes   int64   `json:"s_bytes"`
+	MeasuredNs  float64 `json:"measured_rtt_ns"`
+	SimulatedNs float64 `json:"simulated_rtt_ns"`
+	Ratio       float64 `json:"ratio"` // simulated / measured
+}
+
+// pingPongSchedule is a ping-pong of n round trips of s bytes in GOAL.
+func pingPongSchedule(s int64, n int) (*goal.Schedule, error) {
+	var b strings.Builder
+	b.WriteString("num_ranks 2\n")
+	for rank, peer := range []int{1, 0} {
+		fmt.Fprintf(&b, "rank %d {\n", rank)
+		for i := range n {
+			if rank == 0 {
+				fmt.Fprintf(&b, "a%d: send %db to %d tag 0\nb%d: recv %db from %d tag 0\nb%d requires a%d\n", i, s, peer, i, s, peer, i, i)
+			} else {
+				fmt.Fprintf(&b, "a%d: recv %db from %d tag 0\nb%d: send %db to %d tag 0\nb%d requires a%d\n", i, s, peer, i, s, peer, i, i)
+			}
+			if i > 0 {
+				fmt.Fprintf(&b, "a%d requires b%d\n", i, i-1)
+			}
+		}
+		b.WriteString("}\n")
+	}
+	sch, _, err := goal.Read(strings.NewReader(b.String()), fmt.Sprintf("ping-pong of %d bytes", s))
+	return sch, err
+}
+
+// SimulatePingPong returns the mean round trip, in ns, of a ping-pong of
+// s-byte messages between two ranks simulated with p (sim.Run, LogGOPS):
+// rank 0 sends, rank 1 replies, pingPongIterations times.
+func SimulatePingPong(p sim.Params, s int64) (float64, error) {
+	sch, err := pingPongSchedule(s, pingPongIterations)
+	if err != nil {
+		return 0, fmt.Errorf("bench: ping-pong schedule: %w", err)
+	}
+	res, err := sim.Run(sch, sim.Options{Params: p})
+	if err != nil {
+		return 0, fmt.Errorf("bench: simulating a ping-pong of %d bytes: %w", s, err)
+	}
+	return float64(res.PerRank[0]) / pingPongIterations, nil
+}
+
+// pingPong simulates the ping-pong at every measured size with pf's
+// parameters (as `gopsim sim --params` reads them) and compares it with
+// the measured round trip.
+func pingPong(pf *ParamFile, pts []point) ([]PingPongPoint, error) {
+	p := pf.SimParams()
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("bench: the fitted parameters are not simulable: %w", err)
+	}
+	out := make([]PingPongPoint, 0, len(pts))
+	for _, q := range pts {
+		got, err := SimulatePingPong(p, q.size)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PingPongPoint{SizeBytes: q.size, MeasuredNs: round(q.p1.Q, 1), SimulatedNs: round(got, 1),
+			Ratio: round(got/q.p1.Q, 4)})
+	}
+	return out, nil
+}
