@@ -40,7 +40,8 @@ const DefaultQuantile = 0.1
 
 // Change detection: a split of a range is kept when it removes at least
 // 1-splitRatio of the range's weighted squared residuals and at least
-// splitChi2 of them in units of the points' standard errors. The ratio
+// splitChi2 of them in units of the points' standard errors (the half
+// round trip's, whose squared residuals count halfRTTPriority times). The ratio
 // keeps smooth curvature from being cut up when the standard errors are
 // small; the absolute floor keeps noise from being split.
 const (
@@ -52,7 +53,25 @@ const (
 	// value.
 	jumpSigmas = 5.0
 	jumpRel    = 0.02
+	// A range whose half round trips a line misses by more than
+	// splitHalfRTTRel somewhere is split even when the split removes
+	// less than 1-splitRatio of its residuals: several changes close
+	// together, or a curve, which a ping-pong at every size needs followed.
+	splitHalfRTTRel = 0.02
 )
+
+// halfRTTOff is the largest relative residual of the half round trips of
+// pts against their weighted least-squares line.
+func halfRTTOff(pts []point) float64 {
+	l := seriesLine(pts, sHalf)
+	worst := 0.0
+	for _, p := range pts {
+		if p.has[sHalf] && p.y[sHalf] > 0 {
+			worst = max(worst, math.Abs(p.y[sHalf]-l.at(p.b))/p.y[sHalf])
+		}
+	}
+	return worst
+}
 
 // ErrFit is wrapped by errors about a table that does not allow a fit.
 var ErrFit = errors.New("bench: cannot fit")
@@ -279,16 +298,21 @@ func bestSplit(pts []point, minPts int) (whole, split float64, at int) {
 	left := make([]float64, n+1)  // left[k]: cost of pts[:k]
 	right := make([]float64, n+1) // right[k]: cost of pts[k:]
 	for k := range nSeries {
+		// The half round trip counts first, as in the range's fit.
+		wk := 1.0
+		if k == sHalf {
+			wk = halfRTTPriority
+		}
 		var a, b lineSums
 		for i := 0; i < n; i++ {
 			if p := pts[i]; p.has[k] {
-				a.add(p.b, p.y[k], 1/(p.se[k]*p.se[k]))
+				a.add(p.b, p.y[k], wk/(p.se[k]*p.se[k]))
 			}
 			left[i+1] += a.chi2()
 		}
 		for i := n - 1; i >= 0; i-- {
 			if p := pts[i]; p.has[k] {
-				b.add(p.b, p.y[k], 1/(p.se[k]*p.se[k]))
+				b.add(p.b, p.y[k], wk/(p.se[k]*p.se[k]))
 			}
 			right[i] += b.chi2()
 		}
@@ -428,7 +452,8 @@ func segment(pts []point, opt FitOptions) ([]int, map[int]float64) {
 				continue
 			}
 			whole, split, at := bestSplit(pts[lo:hi], opt.MinPoints)
-			if gain := whole - split; at >= 0 && split <= splitRatio*whole && gain >= splitChi2 && gain > bestGain {
+			enough := split <= splitRatio*whole || halfRTTOff(pts[lo:hi]) > splitHalfRTTRel
+			if gain := whole - split; at >= 0 && enough && gain >= splitChi2*halfRTTPriority && gain > bestGain {
 				bestGain, bestAt = gain, lo+at
 			}
 		}

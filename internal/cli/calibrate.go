@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -105,7 +106,8 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.IntVar(&c.N, "n", 8, "messages per round of PRTT(n,0,s) and PRTT(n,d,s), at least 2")
 	fs.Int64Var(delayNs, "delay", 0, "delay d of PRTT(n,d,s) in `ns`; 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
 	fs.BoolVar(&c.Sleep, "sleep", false, "sleep through the delay instead of spinning (Netgauge spins): for a small shared machine; o then includes wake-up costs")
-	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", 4, "at most this many size ranges (protocols); 1 turns change detection off")
+	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", bench.DefaultMaxRanges, "at most this many size ranges (protocols); 1 turns change detection off")
+	quantileFlag(fs, &o.Fit.Quantile)
 	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
 	fs.StringVar(&o.Table, "table", "", "raw PRTT table `file` (CSV n,d_ns,s_bytes,prtt_ns), always written; default: the -o name with .prtt.csv, or prtt.csv")
 	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
@@ -131,11 +133,19 @@ calibrate-deps) on 2 ranks, rank 0 times, rank 1 echoes, on one host
 (shared memory) or two (the launcher's host list decides). Open MPI as root
 wants OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
 
+Each range's parameters are fitted under the physical constraints L, o, g,
+O >= 0 and G >= O (non-negative least squares, the half round trip first),
+so that 'gopsim sim --params' always accepts the file; the output says which
+constraints were binding and what they cost in residual, and a ping-pong
+simulated with the result is compared with the measured round trip at every
+size. S is the end of the range below the jump that adds most to the round
+trip (the rendezvous handshake).
+
 The parameter file has the keys 'gopsim sim --params' reads (L_ns o_ns g_ns
-G_ns_per_byte O_ns_per_byte S_bytes, integers, from the smallest sizes), then
-"ranges" (every range's fitted values), "warnings" (numbers that make no
-physical sense, also printed on stderr), "fit" (medians, spreads, residuals,
-R², standard errors) and "source".
+G_ns_per_byte O_ns_per_byte S_bytes, the base keys from the smallest sizes),
+then "ranges" (every range's fitted values; they cover every message size),
+"warnings" (also printed on stderr), "fit" (the quantiles, spreads,
+residuals, standard errors, constraints and "pingpong") and "source".
 
 Flags:
 `)
@@ -144,11 +154,26 @@ Flags:
 	return fs
 }
 
+// quantileFlag defines --quantile, the statistic of the repetitions that
+// the fit uses, into q.
+func quantileFlag(fs *flag.FlagSet, q *float64) {
+	*q = bench.DefaultQuantile
+	fs.Func("quantile", fmt.Sprintf("fit this `quantile` of each round's repetitions, 0 < q <= 1: 0.5 is the median; noise on a shared machine only adds time, so a low quantile measures the undisturbed cost (default %g)", bench.DefaultQuantile), func(v string) error {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(x > 0 && x <= 1) {
+			return fmt.Errorf("want a number in (0, 1], such as 0.1 or 0.5")
+		}
+		*q = x
+		return nil
+	})
+}
+
 func calibrateFitFlags(o *CalibrateFitOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("calibrate fit", flag.ContinueOnError)
 	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
 	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
-	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", 4, "at most this many size ranges (protocols); 1 turns change detection off")
+	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", bench.DefaultMaxRanges, "at most this many size ranges (protocols); 1 turns change detection off")
+	quantileFlag(fs, &o.Fit.Quantile)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate fit TABLE.csv [-o PARAMS.json] [--plot FILE.png]
 
@@ -441,7 +466,8 @@ func fitAndWrite(tab bench.Table, src bench.Source, opt bench.FitOptions, output
 // summarize prints the parameters as text.
 func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 	s := pf.Source
-	fmt.Fprintf(w, "table:      %s (%d rows, %d sizes from %d to %d bytes)\n", s.Table, s.Rows, len(s.Sizes), s.Sizes[0], s.Sizes[len(s.Sizes)-1])
+	fmt.Fprintf(w, "table:      %s (%d rows, %d sizes from %d to %d bytes; fitted: the %g quantile of each round's repetitions)\n",
+		s.Table, s.Rows, len(s.Sizes), s.Sizes[0], s.Sizes[len(s.Sizes)-1], pf.Fit.Quantile)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "range\tbytes\tL_ns\to_ns\tg_ns\tG_ns_per_byte\tO_ns_per_byte\tR²(gap)\t")
 	for i, r := range pf.Ranges {
@@ -449,13 +475,10 @@ func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 		if f := pf.Fit.Ranges[i]; f.R2Gap != nil {
 			r2 = strconv.FormatFloat(*f.R2Gap, 'f', 5, 64)
 		}
-		hi := strconv.FormatInt(r.MaxBytes, 10)
-		if r.MaxBytes == bench.MaxMessageBytes {
-			hi = "max"
-		}
-		fmt.Fprintf(tw, "%d\t%d..%s\t%.0f\t%.0f\t%.0f\t%.4f\t%.4f\t%s\t\n", i, r.MinBytes, hi, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte, r2)
+		fmt.Fprintf(tw, "%d\t%d..%s\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%s\t\n", i, r.MinBytes, maxBytes(r.MaxBytes), r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte, r2)
 	}
 	tw.Flush()
+	summarizeConstraints(w, pf)
 	for _, c := range pf.Fit.Changes {
 		kind := "change of slope"
 		if c.Jump {
@@ -464,17 +487,61 @@ func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 		fmt.Fprintf(w, "change:     %s between %d and %d bytes (half round trip %+.0f ns, gap %+.0f ns)\n", kind, c.AfterBytes, c.BeforeBytes, c.HalfRTTJump, c.GapJump)
 	}
 	if pf.EagerLimit != nil {
-		fmt.Fprintf(w, "S:          %d bytes (the first jump)\n", *pf.EagerLimit)
+		fmt.Fprintf(w, "S:          %d bytes (below the jump that adds most to the round trip: the rendezvous handshake)\n", *pf.EagerLimit)
 	} else {
 		fmt.Fprintln(w, "S:          none detected (S_bytes left out: sim keeps its own)")
 	}
-	fmt.Fprintf(w, "sim keys:   L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte (integers, range 0)\n",
+	fmt.Fprintf(w, "sim keys:   L=%v ns, o=%v ns, g=%v ns, G=%v ns/byte, O=%v ns/byte (range 0; the ranges cover every size)\n",
 		pf.L, pf.Overhead, pf.Gap, pf.GapPerByte, pf.OverheadPerByte)
+	summarizePingPong(w, pf.Fit.PingPong)
 	fmt.Fprintf(w, "warnings:   %d\n", len(pf.Warnings))
 	fmt.Fprintf(w, "parameters: %s\n", output)
 	if plot != "" {
 		fmt.Fprintf(w, "plot:       %s\n", plot)
 	}
+}
+
+func maxBytes(b int64) string {
+	if b == bench.MaxMessageBytes {
+		return "max"
+	}
+	return strconv.FormatInt(b, 10)
+}
+
+// summarizeConstraints prints, per range, the binding constraints and
+// what they cost: the residuals with and without them.
+func summarizeConstraints(w io.Writer, pf *bench.ParamFile) {
+	for i, f := range pf.Fit.Ranges {
+		c := f.Constraints
+		if len(c.Binding) == 0 {
+			fmt.Fprintf(w, "range %d:    no constraint binding (the unconstrained fit is physical)\n", i)
+			continue
+		}
+		u := c.Unconstrained
+		fmt.Fprintf(w, "range %d:    binding %s; unconstrained L=%.1f ns, o=%.1f ns, g=%.1f ns, G=%.4f ns/byte, O=%.4f ns/byte; rms residual with/without constraints: half round trip %.1f/%.1f ns, gap %.1f/%.1f ns, overhead %.1f/%.1f ns\n",
+			i, strings.Join(c.Binding, ", "), u.L, u.Overhead, u.Gap, u.GapPerByte, u.OverheadPerByte,
+			c.RMSHalfRTTNs, c.UnconstrainedRMSHalfRTTNs, c.RMSGapNs, c.UnconstrainedRMSGapNs, c.RMSOverheadNs, c.UnconstrainedRMSOverheadNs)
+	}
+}
+
+// summarizePingPong prints the simulated against the measured ping-pong.
+func summarizePingPong(w io.Writer, pp []bench.PingPongPoint) {
+	if len(pp) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "ping-pong:  round trip measured (the fitted quantile of PRTT(1,0,s)) and simulated with these parameters (gopsim's engine)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t")
+	worst, within := 0.0, 0
+	for _, p := range pp {
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t\n", p.SizeBytes, p.MeasuredNs, p.SimulatedNs, p.Ratio)
+		worst = max(worst, math.Abs(p.Ratio-1))
+		if math.Abs(p.Ratio-1) <= 0.05 {
+			within++
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "ping-pong:  %d of %d sizes within 5 %%, the worst %.1f %% off\n", within, len(pp), 100*worst)
 }
 
 // serveCalibration is the --listen side: it announces its address on
