@@ -378,3 +378,48 @@ func TestFitDenseSizes(t *testing.T) {
 		t.Errorf("ranges %+v, S %v: want a change after 12288 bytes", pf.Ranges, pf.EagerLimit)
 	}
 }
+
+// TestFitNoisyProtocolChange is issue 19's acceptance case: a PRTT table
+// with 0.5 % noise (and 3 % outliers) and a protocol change gives L, o, g
+// and G of both ranges within 2 %. The noise is symmetric, so the median
+// is the statistic to fit; the seeds are fixed.
+func TestFitNoisyProtocolChange(t *testing.T) {
+	eagerO0 := eager
+	eagerO0.OverheadPerByte = 0 // O >= 0 binds now and then
+	for _, tc := range []struct {
+		name   string
+		ranges []Range
+	}{{"paper", ranges(eager, rendezvous)}, {"O = 0 below", ranges(eagerO0, rendezvous)}} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			t.Run(fmt.Sprintf("%s/seed=%d", tc.name, seed), func(t *testing.T) {
+				tab := synth(seed, tc.ranges, paperSizes, 8, 200, noise{Rel: 0.005, Outliers: 0.03})
+				pf, err := Fit(tab, FitOptions{Quantile: 0.5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(pf.Ranges) != 2 || pf.EagerLimit == nil || *pf.EagerLimit != 12288 {
+					t.Fatalf("ranges %+v, S %v: want 2, split after 12288 bytes", pf.Ranges, pf.EagerLimit)
+				}
+				for i, want := range tc.ranges {
+					got := pf.Ranges[i]
+					for _, v := range []struct {
+						name      string
+						got, want float64
+					}{{"L", got.L, want.L}, {"o", got.Overhead, want.Overhead}, {"g", got.Gap, want.Gap}, {"G", got.GapPerByte, want.GapPerByte}} {
+						if e := math.Abs(v.got/v.want - 1); e > 0.02 {
+							t.Errorf("range %d: %s = %.4g, want %.4g (%.2f %% off)", i, v.name, v.got, v.want, 100*e)
+						}
+					}
+					if got.OverheadPerByte < 0 {
+						t.Errorf("range %d: O = %g < 0", i, got.OverheadPerByte)
+					}
+				}
+				for _, p := range pf.Fit.PingPong {
+					if math.Abs(p.Ratio-1) > 0.02 {
+						t.Errorf("ping-pong at %d bytes: simulated/measured %.4f", p.SizeBytes, p.Ratio)
+					}
+				}
+			})
+		}
+	}
+}
