@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gopsim/gopsim/bench"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // Fit recovers the parameters of a table measured on a machine that obeys
@@ -208,4 +209,38 @@ func ExampleParamFile_WritePlotFile() {
 	if err := pf.WritePlotFile("prtt.png"); err != nil { // or .svg, .pdf
 		log.Fatal(err)
 	}
+}
+
+func ExampleSimulatePingPong() {
+	p := sim.DefaultParams() // L=2500 o=1500 G=6: 2(L + 2o + (s-1)G) per round trip
+	for _, s := range []int64{1, 1024} {
+		rtt, err := bench.SimulatePingPong(p, s)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%d bytes: %.0f ns per round trip\n", s, rtt)
+	}
+	// Output:
+	// 1 bytes: 11000 ns per round trip
+	// 1024 bytes: 23276 ns per round trip
+}
+
+func ExampleParamFile_SimParams() {
+	pf := &bench.ParamFile{L: 200, Overhead: 40, Gap: 80, Ranges: []bench.Range{
+		{MinBytes: 0, MaxBytes: 4095, L: 180.5, Overhead: 41.2, Gap: 82, GapPerByte: 0.3, OverheadPerByte: 0.1},
+		{MinBytes: 4096, MaxBytes: bench.MaxMessageBytes, L: 0, Overhead: 1700, Gap: 1900, GapPerByte: 0.11, OverheadPerByte: 0.07},
+	}}
+	p := pf.SimParams() // what `gopsim sim --params` reads from the file
+	fmt.Println(p.Validate() == nil, len(p.Ranges), p.Ranges[1].MinBytes, p.EagerLimit)
+	// Output:
+	// true 2 4096 65535
+}
+
+func ExampleSummarizeAt() {
+	// Round trips on a shared machine: noise only adds time.
+	xs := []float64{700, 702, 701, 699, 900, 703, 1500, 700, 698, 5000}
+	s := bench.SummarizeAt(xs, 0.1)
+	fmt.Printf("10th percentile %.1f ns, median %.1f ns, %d of %d rejected\n", s.Q, s.Median, s.Rejected, s.Reps)
+	// Output:
+	// 10th percentile 698.7 ns, median 700.5 ns, 2 of 10 rejected
 }

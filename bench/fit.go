@@ -608,7 +608,7 @@ func rangeWarnings(r int, rg, uc Range, cf ConstraintFit, l [nSeries]line, seg [
 	// A value is negative when it is below 0 by more than its standard
 	// error: -1e-16 is 0, and -0.3 ± 0.5 may be.
 	if se := math.Hypot(l[sHalf].aSE, 2*l[sOver].aSE); uc.L < -se {
-		add("this measurement cannot be a network: fitted freely, L = %.1f ± %.1f ns, a negative latency (the round trip is shorter than four times the o measured at the sender: the sender's o includes work the round trip does not wait for, as the system calls of TCP over loopback do). Fitted with L >= 0 instead: L = %.1f ns, o = %.1f ns; %s",
+		add("this measurement cannot be a network: fitted freely, L = %.1f ± %.1f ns, a negative latency (the round trip is shorter than four times the o measured at the sender, so the sender's o includes work the round trip does not wait for: the system calls of TCP over loopback, the copies of shared memory). Fitted with L >= 0 instead: L = %.1f ns, o = %.1f ns; %s",
 			uc.L, se, rg.L, rg.Overhead, cost)
 	}
 	for _, v := range []struct {

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -25,6 +26,9 @@ func FuzzReadTable(f *testing.F) {
 		TableHeader + "\n1,0,1073741825,1000\n",
 		TableHeader + "\n1,5,8,1000\n",
 		TableHeader + "\n1,0,8,99999999999999999999\n",
+		TableHeader + "\n1,0,8,30760.6\n8,31000.25,8,1.5e5\n1,0,16,30770\n8,0,16,5e4\n",
+		TableHeader + "\n1,0,8,1e-3\n1,0,9,NaN\n",
+		TableHeader + "\n1,0,8.0,100\n",
 		"n,d,s,prtt\n",
 	} {
 		f.Add([]byte(seed))
@@ -45,7 +49,7 @@ func FuzzReadTable(f *testing.F) {
 			return
 		}
 		for _, s := range tab {
-			if s.N < 1 || s.N > MaxRoundMessages || s.DelayNs < 0 || s.SizeBytes < 1 || s.SizeBytes > MaxSizeBytes || s.PRTTNs < 1 || s.N == 1 && s.DelayNs != 0 {
+			if s.N < 1 || s.N > MaxRoundMessages || s.DelayNs < 0 || s.SizeBytes < 1 || s.SizeBytes > MaxSizeBytes || !(s.PRTTNs > 0) || math.IsInf(s.DelayNs+s.PRTTNs, 0) || s.N == 1 && s.DelayNs != 0 {
 				t.Fatalf("accepted sample out of limits: %+v", s)
 			}
 		}
@@ -60,8 +64,13 @@ func FuzzReadTable(f *testing.F) {
 		if !reflect.DeepEqual(again, tab) {
 			t.Fatal("round trip changed the table")
 		}
-		// A table ReadTable accepts never makes Fit panic.
-		Fit(tab, FitOptions{})
+		// A table ReadTable accepts never makes Fit panic, and what Fit
+		// returns is a file sim accepts.
+		if pf, err := Fit(tab, FitOptions{}); err == nil {
+			if err := pf.SimParams().Validate(); err != nil {
+				t.Fatalf("Fit's parameters are not simulable: %v", err)
+			}
+		}
 	})
 }
 

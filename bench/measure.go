@@ -60,10 +60,32 @@ type Config struct {
 	// what a send costs after idling (caches, CPU idle states, a virtual
 	// CPU's wake-up), often several µs.
 	Sleep bool
-	// Progress, if not nil, is called after each size with the number of
-	// sizes done and the total.
+	// Passes spreads each size's timed repetitions over this many sweeps
+	// through all the sizes (each with its own warm-up), so that a
+	// disturbance lasting seconds (another job on a shared machine) hits
+	// one pass of a size rather than all its repetitions, and the fit's
+	// low quantile finds the undisturbed ones; 0 means 1.
+	Passes int
+	// Progress, if not nil, is called after each size of each pass with
+	// the number of sizes done and the total (sizes times passes).
 	Progress func(done, total int, sizeBytes int64)
 }
+
+// DefaultMPISizes are the message sizes of the mpi backend by default:
+// powers of 2 and their midpoints (1.5 times) from 1 byte to 4 MiB, dense
+// enough to see every protocol an MPI library switches between (Open MPI's
+// shared memory: inline sends up to 256 bytes, eager copies up to 4 KiB,
+// single copy above) and the caches' sizes.
+var DefaultMPISizes = func() []int64 {
+	var s []int64
+	for p := int64(1); p <= 4<<20; p *= 2 {
+		s = append(s, p)
+		if m := p + p/2; p >= 2 && m < 4<<20 {
+			s = append(s, m)
+		}
+	}
+	return s
+}()
 
 // DefaultSizes are the message sizes Measure uses without Config.Sizes:
 // from 1 byte to 128 KiB, with the classic protocol limits (8 KiB, 12 KiB,
@@ -95,7 +117,12 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.N == 0 {
 		c.N = 8
 	}
+	if c.Passes == 0 {
+		c.Passes = 1
+	}
 	switch {
+	case c.Passes < 1 || c.Passes > c.Reps:
+		return c, fmt.Errorf("bench: %d passes, want 1..%d (the repetitions)", c.Passes, c.Reps)
 	case c.Reps < 1:
 		return c, fmt.Errorf("bench: %d repetitions, want at least 1", c.Reps)
 	case c.Warmup < 1:
@@ -115,7 +142,8 @@ func (c Config) WithDefaults() (Config, error) {
 // Per size it runs Warmup rounds of PRTT(1,0,s) (their median is d when
 // cfg.Delay is 0), then Warmup untimed and Reps timed repetitions of the
 // rounds interleaved, so that drift over time affects them alike and
-// cancels in their differences.
+// cancels in their differences. With cfg.Passes > 1 it sweeps the sizes
+// that many times, each size's timed repetitions shared among the passes.
 //
 // PRTT(2,d,s) is gopsim's addition to Netgauge's method. The last message
 // of PRTT(n,d,s) follows an idle period, and on most machines (virtual
@@ -129,50 +157,78 @@ func Measure(ctx context.Context, p Prober, cfg Config) (Table, error) {
 		return nil, err
 	}
 	var t Table
-	var rounds []Round
-	var res []Result
-	for i, s := range cfg.Sizes {
-		// Warm-up of PRTT(1,0,s); it also sets d.
-		rounds = rounds[:0]
-		for range cfg.Warmup {
-			rounds = append(rounds, Round{N: 1})
+	m := measurer{p: p, cfg: cfg}
+	done, total := 0, len(cfg.Sizes)*cfg.Passes
+	for pass := range cfg.Passes {
+		reps := cfg.Reps / cfg.Passes
+		if pass < cfg.Reps%cfg.Passes {
+			reps++
 		}
-		res = slices.Grow(res[:0], len(rounds))[:len(rounds)]
-		if err := p.Rounds(ctx, s, rounds, res); err != nil {
-			return t, fmt.Errorf("size %d bytes: warm-up: %w", s, err)
-		}
-		d := cfg.Delay
-		if d == 0 {
-			xs := make([]float64, len(res))
-			for i, x := range res {
-				xs[i] = float64(x.PRTT)
+		for _, s := range cfg.Sizes {
+			if t, err = m.size(ctx, t, s, reps); err != nil {
+				if cfg.Passes > 1 {
+					err = fmt.Errorf("pass %d of %d: %w", pass+1, cfg.Passes, err)
+				}
+				return t, err
 			}
-			d = max(time.Duration(Summarize(xs).Median), 1)
-		}
-		kinds := []Round{{N: 1}, {N: cfg.N}, {N: cfg.N, Delay: d, Sleep: cfg.Sleep}}
-		if cfg.N > 2 {
-			kinds = append(kinds, Round{N: 2, Delay: d, Sleep: cfg.Sleep})
-		}
-		rounds = rounds[:0]
-		for range cfg.Warmup + cfg.Reps {
-			rounds = append(rounds, kinds...)
-		}
-		res = slices.Grow(res[:0], len(rounds))[:len(rounds)]
-		if err := p.Rounds(ctx, s, rounds, res); err != nil {
-			return t, fmt.Errorf("size %d bytes: %w", s, err)
-		}
-		skip := len(kinds) * cfg.Warmup
-		for j, r := range rounds[skip:] {
-			x := res[skip+j]
-			sm := Sample{N: r.N, SizeBytes: s, PRTTNs: float64(max(x.PRTT.Nanoseconds(), 1))}
-			if r.Delay > 0 {
-				sm.DelayNs = float64(max(x.Delay.Nanoseconds(), 1))
+			done++
+			if cfg.Progress != nil {
+				cfg.Progress(done, total, s)
 			}
-			t = append(t, sm)
 		}
-		if cfg.Progress != nil {
-			cfg.Progress(i+1, len(cfg.Sizes), s)
+	}
+	return t, nil
+}
+
+// measurer runs Measure's rounds, reusing its buffers.
+type measurer struct {
+	p      Prober
+	cfg    Config
+	rounds []Round
+	res    []Result
+}
+
+// size measures one size: Warmup rounds of PRTT(1,0,s) (their median is d
+// when cfg.Delay is 0), then Warmup untimed and reps timed repetitions of
+// the rounds interleaved; the timed ones are appended to t.
+func (m *measurer) size(ctx context.Context, t Table, s int64, reps int) (Table, error) {
+	cfg := m.cfg
+	m.rounds = m.rounds[:0]
+	for range cfg.Warmup {
+		m.rounds = append(m.rounds, Round{N: 1})
+	}
+	m.res = slices.Grow(m.res[:0], len(m.rounds))[:len(m.rounds)]
+	if err := m.p.Rounds(ctx, s, m.rounds, m.res); err != nil {
+		return t, fmt.Errorf("size %d bytes: warm-up: %w", s, err)
+	}
+	d := cfg.Delay
+	if d == 0 {
+		xs := make([]float64, len(m.res))
+		for i, x := range m.res {
+			xs[i] = float64(x.PRTT)
 		}
+		d = max(time.Duration(Summarize(xs).Median), 1)
+	}
+	kinds := []Round{{N: 1}, {N: cfg.N}, {N: cfg.N, Delay: d, Sleep: cfg.Sleep}}
+	if cfg.N > 2 {
+		kinds = append(kinds, Round{N: 2, Delay: d, Sleep: cfg.Sleep})
+	}
+	m.rounds = m.rounds[:0]
+	for range cfg.Warmup + reps {
+		m.rounds = append(m.rounds, kinds...)
+	}
+	m.res = slices.Grow(m.res[:0], len(m.rounds))[:len(m.rounds)]
+	if err := m.p.Rounds(ctx, s, m.rounds, m.res); err != nil {
+		return t, fmt.Errorf("size %d bytes: %w", s, err)
+	}
+	skip := len(kinds) * cfg.Warmup
+	for j, r := range m.rounds[skip:] {
+		x := m.res[skip+j]
+		sm := Sample{N: r.N, SizeBytes: s, PRTTNs: float64(max(x.PRTT.Nanoseconds(), 1))}
+		if r.Delay > 0 {
+			sm.DelayNs = float64(max(x.Delay.Nanoseconds(), 1))
+		}
+		t = append(t, sm)
 	}
 	return t, nil
 }

@@ -85,6 +85,7 @@ type Source struct {
 	Reps    int    `json:"reps,omitempty"`
 	Warmup  int    `json:"warmup,omitempty"`
 	N       int    `json:"n,omitempty"`
+	Passes  int    `json:"passes,omitempty"`
 	// DelayNs is the d asked for; 0 means per size the median warm-up
 	// PRTT(1,0,s).
 	DelayNs *int64 `json:"delay_ns,omitempty"`

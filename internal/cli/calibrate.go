@@ -100,9 +100,10 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.StringVar(&o.Listen, "listen", "", "be the server side on `addr` (host:port; port 0 picks one, printed on stdout) and serve one peer")
 	fs.StringVar(&o.Peer, "peer", "", "measure against the server at `addr` (host:port) that `gopsim calibrate --listen` runs")
 	fs.DurationVar(&o.Wait, "wait", 0, "with --listen, give up when no peer connects within this `duration` (0: wait forever)")
-	fs.Var(sizeList{&c.Sizes}, "sizes", "message sizes in `bytes`: comma-separated sizes (k = KiB, m = MiB) or ranges START:END:STEP and START:END:*FACTOR (default: 19 sizes from 1 to 128k, with 8192/8193, 12288/12289, 16384/16385, 65536/65537)")
+	fs.Var(sizeList{&c.Sizes}, "sizes", "message sizes in `bytes`: comma-separated sizes (k = KiB, m = MiB) or ranges START:END:STEP and START:END:*FACTOR (default: tcp and ibverbs 19 sizes from 1 to 128k, with 8192/8193, 12288/12289, 16384/16385, 65536/65537; mpi 44 sizes, the powers of 2 and their midpoints from 1 to 4m)")
 	fs.IntVar(&c.Reps, "reps", 200, "timed repetitions of each round per size")
-	fs.IntVar(&c.Warmup, "warmup", 20, "untimed repetitions of each round per size, first")
+	fs.IntVar(&c.Warmup, "warmup", 20, "untimed repetitions of each round per size and pass, first")
+	fs.IntVar(&c.Passes, "passes", 4, "sweep the sizes this many times, each size's repetitions shared among the sweeps, so that a disturbance lasting seconds spoils one sweep of a size, not all of it")
 	fs.IntVar(&c.N, "n", 8, "messages per round of PRTT(n,0,s) and PRTT(n,d,s), at least 2")
 	fs.Int64Var(delayNs, "delay", 0, "delay d of PRTT(n,d,s) in `ns`; 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
 	fs.BoolVar(&c.Sleep, "sleep", false, "sleep through the delay instead of spinning (Netgauge spins): for a small shared machine; o then includes wake-up costs")
@@ -236,7 +237,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--ib-dev, --ib-port and --ib-gid-index apply to --backend ibverbs only")
 	case o.Listen != "" && o.Peer != "":
 		return usageErr("--listen and --peer exclude each other: one host listens, the other measures")
-	case o.Listen != "" && (o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"]):
+	case o.Listen != "" && (o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["passes"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"] || given["quantile"]):
 		return usageErr("--listen serves the peer that measures; -o, --table, --plot and the measurement flags belong on the peer's side")
 	case o.Wait != 0 && o.Listen == "":
 		return usageErr("--wait applies to --listen only")
@@ -244,6 +245,9 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--delay %d: want 0 (auto) or a positive number of ns", delayNs)
 	}
 	o.Config.Delay = time.Duration(delayNs)
+	if !given["passes"] {
+		o.Config.Passes = min(o.Config.Passes, max(o.Config.Reps, 1)) // --reps 2 alone is fine
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := Calibrate(ctx, o, stdout, stderr); err != nil {
@@ -300,6 +304,9 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 			o.Table = strings.TrimSuffix(o.Output, ".json") + ".prtt.csv"
 		}
 	}
+	if o.Config.Sizes == nil && o.Backend == "mpi" {
+		o.Config.Sizes = bench.DefaultMPISizes
+	}
 	eff, err := o.Config.WithDefaults()
 	if err != nil {
 		return err
@@ -313,7 +320,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		return err
 	}
 	cfg := o.Config
-	bar := progress.New(stderr, int64(len(eff.Sizes)), "sizes", o.Quiet)
+	bar := progress.New(stderr, int64(len(eff.Sizes)*eff.Passes), "sizes", o.Quiet)
 	if bar.Enabled() {
 		cfg.Progress = func(i, n int, s int64) { bar.Set(int64(i)) }
 	}
@@ -340,7 +347,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		return err
 	}
 	d := eff.Delay.Nanoseconds()
-	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, DelayNs: &d, Sleep: eff.Sleep}
+	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, DelayNs: &d, Sleep: eff.Sleep}
 	return fitAndWrite(tab, src, o.Fit, o.Output, o.Plot, stdout, stderr)
 }
 
