@@ -15,18 +15,33 @@
 //
 // so that, per size, the half round trip is L + 2o + bG, the gap
 // (PRTT(n,0,s)-PRTT(1,0,s))/(n-1) is g + bG and, with d large enough, the
-// overhead (PRTT(n,d,s)-PRTT(1,0,s))/(n-1) - d is o + bO. Fit draws
-// weighted least-squares lines through these series over b (gonum's stat
-// package): g and G from the gap, o and O from the overhead, L from the
-// half round trip's intercept less 2o. gopsim adds PRTT(2,d,s): the last
-// message of PRTT(n,d,s) follows an idle period and costs more than one in
-// a tight loop, and with two values of n that extra cost cancels (o is the
-// slope over n-1). A protocol change (eager to rendezvous, a packet size)
-// shows as a jump or a kink in the series; Fit splits the size axis where
-// one line per side removes most of the residuals and fits each range on
-// its own; the first change with a jump gives S. Numbers that make no
-// physical sense (o > g, L < 0, a negative G) are reported as warnings,
-// not hidden.
+// overhead (PRTT(n,d,s)-PRTT(1,0,s))/(n-1) - d is o + bO. gopsim adds
+// PRTT(2,d,s): the last message of PRTT(n,d,s) follows an idle period and
+// costs more than one in a tight loop, and with two values of n that extra
+// cost cancels (o is the slope over n-1).
+//
+// A protocol change (eager to rendezvous, a packet size, the end of a
+// cache) shows as a jump or a kink in the series; Fit splits the size axis
+// where one line per side removes most of the residuals, or where a line
+// misses a half round trip by more than 2 %, and fits each range on its
+// own. A range's L, o, g, G and O are one weighted least-squares fit of
+// the three series under the physical constraints L, o, g, O >= 0 and
+// G >= O (Lawson and Hanson's non-negative least squares; gonum has
+// none), with the half round trips first: they are what every chain of
+// dependent messages pays. So the file is always one `gopsim sim` runs;
+// fit.ranges[].constraints says which constraints were binding and what
+// they cost in residual, and the warnings say in words when a measurement
+// cannot be a network (a negative L without the constraint, as TCP over
+// loopback gives). S is the end of the range below the jump that adds
+// most to the round trip (the rendezvous handshake), so it lies between
+// two measured sizes. Finally Fit simulates a ping-pong at every measured
+// size with the result (SimulatePingPong, gopsim's engine) and reports it
+// against the measured round trip (fit.pingpong).
+//
+// Each round's repetitions are summarized by a quantile (FitOptions.
+// Quantile, the 10th percentile by default) after Tukey's far-out fences:
+// on a shared machine noise only adds time, so a low quantile estimates
+// the undisturbed cost; the median suits symmetric noise.
 //
 // # Measuring
 //
@@ -34,8 +49,12 @@
 // is TCPProber, against a server run by Serve (`gopsim calibrate --listen`)
 // on the other host; its protocol is specified at the top of tcp.go. Per
 // size Measure warms up, then interleaves the rounds' repetitions so that
-// drift cancels in their differences; Fit rejects outliers (Tukey's far-out
-// fences) and works on medians, with the spread (IQR, MAD) in the report.
+// drift cancels in their differences, and with Config.Passes it sweeps
+// the sizes several times so that a disturbance lasting seconds spoils
+// one pass of a size, not all of it. The mpi backend (StartMPI) runs the
+// rounds between two MPI ranks, so that the MPI library's own costs are
+// measured: its default sizes (DefaultMPISizes, 1 byte to 4 MiB) see each
+// protocol the library switches between.
 // The raw table (CSV, n,d_ns,s_bytes,prtt_ns, one row per repetition) is
 // always kept: `gopsim calibrate fit` refits it without a network.
 //
@@ -61,12 +80,16 @@
 //		return err // e.g. "bench: cannot fit: 1 message sizes with PRTT(1,0,s) rows, want at least 2"
 //	}
 //	for _, w := range pf.Warnings {
-//		log.Print(w) // e.g. "range 0 (0..12288 bytes): o = 5200.0 ns exceeds g = 3100.0 ns: ..."
+//		log.Print(w) // e.g. "range 0 (0..max bytes): this measurement cannot be a network: fitted freely, L = -1593.1 ± 40.2 ns, ..."
+//	}
+//	for _, p := range pf.Fit.PingPong {
+//		log.Printf("%d bytes: simulated/measured round trip %.3f", p.SizeBytes, p.Ratio)
 //	}
 //	err = pf.WriteFile("params.json") // then pf.WritePlotFile("prtt.png")
 //
 // The parameter file's first keys are those of sim.ReadParams (from the
-// smallest-size range, rounded to integers); "ranges" holds every range's
-// fitted values, "fit" the medians, residuals, R² and standard errors,
-// "source" what was measured.
+// smallest-size range); "ranges" holds every range's fitted values (they
+// cover every message size), "fit" the quantiles, residuals, R², standard
+// errors, constraints and the ping-pong comparison, "source" what was
+// measured. ParamFile.SimParams is what `gopsim sim --params` reads.
 package bench
