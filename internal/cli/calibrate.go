@@ -49,6 +49,10 @@ type CalibrateOptions struct {
 	// Quiet draws no progress bar of the sizes measured (one is drawn
 	// on stderr only when it is a terminal).
 	Quiet bool
+	// LocateReps is the number of timed PRTT(1,0,s) rounds per size with
+	// which bench.LocateS locates S to the byte after the measurement; 0
+	// skips it (the --locate-reps flag's default is 100).
+	LocateReps int
 }
 
 // CalibrateFitOptions are the options of `gopsim calibrate fit`.
@@ -103,6 +107,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.Var(sizeList{&c.Sizes}, "sizes", "message sizes in `bytes`: comma-separated sizes (k = KiB, m = MiB) or ranges START:END:STEP and START:END:*FACTOR (default: tcp and ibverbs 19 sizes from 1 to 128k, with 8192/8193, 12288/12289, 16384/16385, 65536/65537; mpi 44 sizes, the powers of 2 and their midpoints from 1 to 4m)")
 	fs.IntVar(&c.Reps, "reps", 200, "timed repetitions of each round per size")
 	fs.IntVar(&c.Warmup, "warmup", 20, "untimed repetitions of each round per size and pass, first")
+	fs.IntVar(&o.LocateReps, "locate-reps", 100, "after the sweep, locate S to the byte by bisection between the measured sizes around the jump, with this many timed PRTT(1,0,s) rounds per size (the rows join the table); 0 skips it")
 	fs.IntVar(&c.Passes, "passes", 4, "sweep the sizes this many times, each size's repetitions shared among the sweeps, so that a disturbance lasting seconds spoils one sweep of a size, not all of it")
 	fs.IntVar(&c.N, "n", 8, "messages per round of PRTT(n,0,s) and PRTT(n,d,s), at least 2")
 	fs.Int64Var(delayNs, "delay", 0, "delay d of PRTT(n,d,s) in `ns`; 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
@@ -140,7 +145,8 @@ so that 'gopsim sim --params' always accepts the file; the output says which
 constraints were binding and what they cost in residual, and a ping-pong
 simulated with the result is compared with the measured round trip at every
 size. S is the end of the range below the jump that adds most to the round
-trip (the rendezvous handshake).
+trip (the rendezvous handshake), located to the byte by bisection between
+the measured sizes around it (--locate-reps).
 
 The parameter file has the keys 'gopsim sim --params' reads (L_ns o_ns g_ns
 G_ns_per_byte O_ns_per_byte S_bytes, the base keys from the smallest sizes),
@@ -237,12 +243,14 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--ib-dev, --ib-port and --ib-gid-index apply to --backend ibverbs only")
 	case o.Listen != "" && o.Peer != "":
 		return usageErr("--listen and --peer exclude each other: one host listens, the other measures")
-	case o.Listen != "" && (o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["passes"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"] || given["quantile"]):
+	case o.Listen != "" && (o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["passes"] || given["locate-reps"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"] || given["quantile"]):
 		return usageErr("--listen serves the peer that measures; -o, --table, --plot and the measurement flags belong on the peer's side")
 	case o.Wait != 0 && o.Listen == "":
 		return usageErr("--wait applies to --listen only")
 	case delayNs < 0:
 		return usageErr("--delay %d: want 0 (auto) or a positive number of ns", delayNs)
+	case o.LocateReps < 0:
+		return usageErr("--locate-reps %d: want 0 (skip) or a number of rounds", o.LocateReps)
 	}
 	o.Config.Delay = time.Duration(delayNs)
 	if !given["passes"] {
@@ -330,6 +338,13 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		bar.Abandon()
 	}
 	bar.Finish()
+	if err == nil && o.LocateReps > 0 {
+		var steps int
+		tab, steps, err = bench.LocateS(ctx, p, tab, cfg, o.Fit, o.LocateReps)
+		if steps > 0 {
+			fmt.Fprintf(stderr, "gopsim calibrate: S located to the byte by bisection: %d more sizes measured (PRTT(1,0,s), %d rounds each)\n", steps, o.LocateReps)
+		}
+	}
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// modelProber answers rounds as a machine with the given ranges (split
+// at switchAt: sizes up to it use the first) would, with noise that only
+// adds time, and counts the sizes it was asked for.
+type modelProber struct {
+	ranges   [2]Range
+	switchAt int64
+	rng      *rand.Rand
+	sizes    map[int64]int
+	fail     bool
+}
+
+func (m *modelProber) Rounds(ctx context.Context, s int64, rounds []Round, res []Result) error {
+	if m.fail {
+		return errors.New("link down")
+	}
+	m.sizes[s]++
+	r := m.ranges[0]
+	if s > m.switchAt {
+		r = m.ranges[1]
+	}
+	for i, rd := range rounds {
+		v := r.PRTT(rd.N, float64(rd.Delay), s) * (1 + 0.05*m.rng.ExpFloat64())
+		res[i] = Result{PRTT: time.Duration(v), Delay: rd.Delay}
+	}
+	return nil
+}
+
+func TestLocateS(t *testing.T) {
+	tests := []struct {
+		name     string
+		switchAt int64
+		sizes    []int64
+		wantS    int64
+		maxSteps int
+	}{
+		{"between 3072 and 4096", 4071, []int64{256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 16384, 32768}, 4071, 10},
+		{"already exact", 4095, []int64{256, 512, 1024, 2048, 3072, 4095, 4096, 8192, 16384, 32768}, 4095, 0},
+		{"at the end of the measured range", 2047, []int64{256, 512, 1024, 2048, 3072, 4096, 8192, 16384}, 2047, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &modelProber{ranges: [2]Range{{L: 300, Overhead: 50, Gap: 150, GapPerByte: 0.3, OverheadPerByte: 0.1},
+				{L: 2000, Overhead: 1700, Gap: 1900, GapPerByte: 0.11, OverheadPerByte: 0.05}},
+				switchAt: tc.switchAt, rng: rand.New(rand.NewPCG(3, 4)), sizes: map[int64]int{}}
+			cfg := Config{Sizes: tc.sizes, Reps: 40, Warmup: 2}
+			tab, err := Measure(context.Background(), p, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(tab)
+			tab, steps, err := LocateS(context.Background(), p, tab, cfg, FitOptions{}, 30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if steps > tc.maxSteps || len(tab) != before+30*steps {
+				t.Errorf("%d steps, %d rows added; want at most %d steps of 30 rows", steps, len(tab)-before, tc.maxSteps)
+			}
+			pf, err := Fit(tab, FitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pf.EagerLimit == nil || *pf.EagerLimit != tc.wantS {
+				t.Errorf("S = %v after locating, want %d (changes %+v)", pf.EagerLimit, tc.wantS, pf.Fit.Changes)
+			}
+		})
+	}
+	p := &modelProber{fail: true, sizes: map[int64]int{}}
+	tab := synth(1, ranges(eager, rendezvous), []int64{1, 1024, 4096, 8192, 12288, 16384, 32768, 65536}, 8, 5, noise{})
+	if _, _, err := LocateS(context.Background(), p, tab, Config{}, FitOptions{}, 10); err == nil {
+		t.Error("no error from a failing prober")
+	}
+}
