@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/gopsim/gopsim/bench"
 	"github.com/gopsim/gopsim/sim"
@@ -243,4 +244,40 @@ func ExampleSummarizeAt() {
 	fmt.Printf("10th percentile %.1f ns, median %.1f ns, %d of %d rejected\n", s.Q, s.Median, s.Rejected, s.Reps)
 	// Output:
 	// 10th percentile 698.7 ns, median 700.5 ns, 2 of 10 rejected
+}
+
+// shmProber answers like a shared-memory transport whose round trip jumps
+// by a rendezvous handshake above 4071 bytes (its eager limit less a
+// header).
+type shmProber struct{}
+
+func (shmProber) Rounds(ctx context.Context, s int64, rounds []bench.Round, res []bench.Result) error {
+	r := bench.Range{L: 300, Overhead: 50, Gap: 150, GapPerByte: 0.3, OverheadPerByte: 0.1}
+	if s > 4071 {
+		r = bench.Range{L: 2000, Overhead: 1700, Gap: 1900, GapPerByte: 0.11, OverheadPerByte: 0.05}
+	}
+	for i, rd := range rounds {
+		res[i] = bench.Result{PRTT: time.Duration(r.PRTT(rd.N, float64(rd.Delay), s)), Delay: rd.Delay}
+	}
+	return nil
+}
+
+func ExampleLocateS() {
+	ctx := context.Background()
+	cfg := bench.Config{Sizes: []int64{256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 16384}, Reps: 20}
+	tab, err := bench.Measure(ctx, shmProber{}, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pf, _ := bench.Fit(tab, bench.FitOptions{})
+	fmt.Println("S from the sweep:", *pf.EagerLimit)
+	tab, steps, err := bench.LocateS(ctx, shmProber{}, tab, cfg, bench.FitOptions{}, 20)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pf, _ = bench.Fit(tab, bench.FitOptions{})
+	fmt.Println("S after", steps, "bisection steps:", *pf.EagerLimit)
+	// Output:
+	// S from the sweep: 4095
+	// S after 10 bisection steps: 4071
 }
