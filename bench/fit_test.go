@@ -167,7 +167,7 @@ func TestFitSynthetic(t *testing.T) {
 					}
 				}
 				// Base keys: the first range, rounded.
-				if r := pf.Ranges[0]; pf.L != int64(math.Round(r.L)) || pf.GapPerByte != int64(math.Round(r.GapPerByte)) {
+				if r := pf.Ranges[0]; pf.L != toBase(r.L) || pf.GapPerByte != toBase(r.GapPerByte) {
 					t.Errorf("base keys L=%d G=%d, want ranges[0] rounded (%v)", pf.L, pf.GapPerByte, r)
 				}
 				if t.Failed() {
@@ -300,9 +300,9 @@ func TestParamFileJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"L_ns", "o_ns", "g_ns", "G_ns_per_byte", "O_ns_per_byte", "S_bytes"} {
-		var v int64
+		var v baseValue
 		if err := json.Unmarshal(m[k], &v); err != nil {
-			t.Errorf("%s = %s: %v (sim.ReadParams reads integers)", k, m[k], err)
+			t.Errorf("%s = %s: %v (sim.ReadParams reads sim.Params' type)", k, m[k], err)
 		}
 	}
 	var rs []map[string]float64
