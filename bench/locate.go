@@ -10,6 +10,12 @@ import (
 // largest message size, so 30 steps always reach one byte.
 const maxLocateSteps = 30
 
+// locateMinJump is the smallest jump of the half round trip, relative to
+// it, that LocateS bisects: a rendezvous handshake adds a round trip of a
+// control message (Open MPI's shared memory: +150 %), whereas a change
+// that small may be noise, which a bisection would follow.
+const locateMinJump = 0.25
+
 // LocateS narrows down S, the size where the round trip jumps by the
 // rendezvous handshake, to the byte: Fit finds the jump between two
 // measured sizes, and LocateS measures sizes between them by bisection,
@@ -17,7 +23,8 @@ const maxLocateSteps = 30
 // each on the side whose fitted round trip its opt.Quantile is closer to.
 // It returns t with the new rounds appended (so that `gopsim calibrate
 // fit` of the saved table finds the same S) and the number of sizes
-// measured; t unchanged when Fit finds no S or it is already exact.
+// measured; t unchanged when Fit finds no S, when its jump adds less
+// than locateMinJump to the half round trip, or when S is already exact.
 func LocateS(ctx context.Context, p Prober, t Table, cfg Config, opt FitOptions, reps int) (Table, int, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
@@ -33,7 +40,7 @@ func LocateS(ctx context.Context, p Prober, t Table, cfg Config, opt FitOptions,
 	}
 	var c *Change
 	for i := range pf.Fit.Changes {
-		if pf.Fit.Changes[i].EagerLimit {
+		if ch := pf.Fit.Changes[i]; ch.EagerLimit && ch.relJump >= locateMinJump {
 			c = &pf.Fit.Changes[i]
 		}
 	}

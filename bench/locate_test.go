@@ -36,21 +36,26 @@ func (m *modelProber) Rounds(ctx context.Context, s int64, rounds []Round, res [
 }
 
 func TestLocateS(t *testing.T) {
+	small := Range{L: 300, Overhead: 50, Gap: 150, GapPerByte: 0.3, OverheadPerByte: 0.1}
+	big := Range{L: 2000, Overhead: 1700, Gap: 1900, GapPerByte: 0.11, OverheadPerByte: 0.05}
+	step := small
+	step.L += 250 // +10 % of the half round trip at 4 KiB: not bisected
 	tests := []struct {
 		name     string
+		above    Range
 		switchAt int64
 		sizes    []int64
-		wantS    int64
+		wantS    int64 // 0: none
 		maxSteps int
 	}{
-		{"between 3072 and 4096", 4071, []int64{256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 16384, 32768}, 4071, 10},
-		{"already exact", 4095, []int64{256, 512, 1024, 2048, 3072, 4095, 4096, 8192, 16384, 32768}, 4095, 0},
-		{"at the end of the measured range", 2047, []int64{256, 512, 1024, 2048, 3072, 4096, 8192, 16384}, 2047, 10},
+		{"between 3072 and 4096", big, 4071, []int64{256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 16384, 32768}, 4071, 10},
+		{"already exact", big, 4095, []int64{256, 512, 1024, 2048, 3072, 4095, 4096, 8192, 16384, 32768}, 4095, 0},
+		{"at the end of the measured range", big, 2047, []int64{256, 512, 1024, 2048, 3072, 4096, 8192, 16384}, 2047, 10},
+		{"a small jump is not bisected", step, 4071, []int64{256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 16384, 32768}, 4095, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &modelProber{ranges: [2]Range{{L: 300, Overhead: 50, Gap: 150, GapPerByte: 0.3, OverheadPerByte: 0.1},
-				{L: 2000, Overhead: 1700, Gap: 1900, GapPerByte: 0.11, OverheadPerByte: 0.05}},
+			p := &modelProber{ranges: [2]Range{small, tc.above},
 				switchAt: tc.switchAt, rng: rand.New(rand.NewPCG(3, 4)), sizes: map[int64]int{}}
 			cfg := Config{Sizes: tc.sizes, Reps: 40, Warmup: 2}
 			tab, err := Measure(context.Background(), p, cfg)
