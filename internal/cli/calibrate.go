@@ -107,7 +107,15 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.Var(sizeList{&c.Sizes}, "sizes", "message sizes in `bytes`: comma-separated sizes (k = KiB, m = MiB) or ranges START:END:STEP and START:END:*FACTOR (default: tcp and ibverbs 19 sizes from 1 to 128k, with 8192/8193, 12288/12289, 16384/16385, 65536/65537; mpi 44 sizes, the powers of 2 and their midpoints from 1 to 4m)")
 	fs.IntVar(&c.Reps, "reps", 200, "timed repetitions of each round per size")
 	fs.IntVar(&c.Warmup, "warmup", 20, "untimed repetitions of each round per size and pass, first")
-	fs.IntVar(&o.LocateReps, "locate-reps", 100, "after the sweep, locate S to the byte by bisection between the measured sizes around the jump, with this many timed PRTT(1,0,s) rounds per size (the rows join the table); 0 skips it (default: 100 with --backend mpi, 0 otherwise)")
+	o.LocateReps = -1 // by backend, in runCalibrate
+	fs.Func("locate-reps", "after the sweep, locate S to the byte by bisection between the measured sizes around the jump, with this many timed PRTT(1,0,s) rounds per size (the rows join the table); 0 skips it (default: 100 with --backend mpi, 0 otherwise: a TCP stack has no rendezvous)", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("want 0 (skip) or a number of rounds")
+		}
+		o.LocateReps = n
+		return nil
+	})
 	fs.IntVar(&c.Passes, "passes", 4, "sweep the sizes this many times, each size's repetitions shared among the sweeps, so that a disturbance lasting seconds spoils one sweep of a size, not all of it")
 	fs.IntVar(&c.N, "n", 8, "messages per round of PRTT(n,0,s) and PRTT(n,d,s), at least 2")
 	fs.Int64Var(delayNs, "delay", 0, "delay d of PRTT(n,d,s) in `ns`; 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
@@ -249,12 +257,13 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--wait applies to --listen only")
 	case delayNs < 0:
 		return usageErr("--delay %d: want 0 (auto) or a positive number of ns", delayNs)
-	case o.LocateReps < 0:
-		return usageErr("--locate-reps %d: want 0 (skip) or a number of rounds", o.LocateReps)
 	}
 	o.Config.Delay = time.Duration(delayNs)
-	if !given["locate-reps"] && o.Backend != "mpi" {
+	if o.LocateReps < 0 { // not given
 		o.LocateReps = 0 // a network without a rendezvous protocol: nothing to locate
+		if o.Backend == "mpi" {
+			o.LocateReps = 100
+		}
 	}
 	if !given["passes"] {
 		o.Config.Passes = min(o.Config.Passes, max(o.Config.Reps, 1)) // --reps 2 alone is fine

@@ -191,6 +191,13 @@ func TestCalibrateErrors(t *testing.T) {
 		{"fit one size", []string{"calibrate", "fit", one}, ExitError, "cannot fit: 1 message sizes"},
 		{"fit bad plot", []string{"calibrate", "fit", table, "--plot", filepath.Join(dir, "p.txt")}, ExitError, "writing plot"},
 		{"peer refuses", []string{"calibrate", "--peer", "127.0.0.1:1", "-o", filepath.Join(dir, "x.json")}, ExitError, "connect"},
+		{"quantile 0", []string{"calibrate", "fit", table, "--quantile", "0"}, ExitUsage, `invalid value "0" for flag -quantile: want a number in (0, 1]`},
+		{"quantile not a number", []string{"calibrate", "--quantile", "low"}, ExitUsage, `invalid value "low" for flag -quantile`},
+		{"negative locate-reps", []string{"calibrate", "--locate-reps", "-1"}, ExitUsage, `invalid value "-1" for flag -locate-reps`},
+		{"more passes than reps", []string{"calibrate", "--reps", "3", "--passes", "4", "--peer", "127.0.0.1:1"}, ExitError, "4 passes, want 1..3"},
+		{"listen with --quantile", []string{"calibrate", "--listen", ":0", "--quantile", "0.5"}, ExitUsage, "belong on the peer's side"},
+		{"fit table with a bad decimal", []string{"calibrate", "fit", writeFile(t, dir, "dec.csv", "n,d_ns,s_bytes,prtt_ns\n1,0,8,30760.6\n1,0,16,1,5\n")}, ExitError, "dec.csv:3:"},
+		{"fit table with a decimal size", []string{"calibrate", "fit", writeFile(t, dir, "dec2.csv", "n,d_ns,s_bytes,prtt_ns\n1,0,8.5,30760.6\n")}, ExitError, `dec2.csv:2:5: s_bytes: "8.5" is not an integer`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
