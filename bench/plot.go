@@ -15,13 +15,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// WritePlot draws p's measured PRTT medians (with their interquartile
-// ranges) against the message size, and the fitted model's PRTT over
+// WritePlot draws p's measured PRTT (the fit's quantile, with the
+// interquartile ranges) against the message size, and the fitted model's PRTT over
 // each range, as an image of the given format ("png", "svg", "pdf", ...).
 // Both axes are logarithmic; dotted vertical lines mark detected changes.
 func (p *ParamFile) WritePlot(w io.Writer, format string) error {
 	plt := plot.New()
-	plt.Title.Text = "PRTT against message size: medians (IQR bars) and the LogGOPS fit"
+	plt.Title.Text = fmt.Sprintf("PRTT against message size: %g quantiles (IQR bars) and the LogGOPS fit", p.Fit.Quantile)
 	plt.X.Label.Text = "message size s (bytes)"
 	plt.Y.Label.Text = "PRTT (µs)"
 	plt.X.Scale, plt.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -50,10 +50,10 @@ func (p *ParamFile) WritePlot(w io.Writer, format string) error {
 		var errs plotter.YErrors
 		for _, q := range pts {
 			s := k.sum(q)
-			if s == nil || s.Median <= 0 {
+			if s == nil || s.Q <= 0 {
 				continue
 			}
-			y := s.Median / 1e3
+			y := s.Q / 1e3
 			xys = append(xys, plotter.XY{X: float64(q.SizeBytes), Y: y})
 			half := min(s.IQR/2e3, y/2) // keep the bar above 0 on a log axis
 			errs = append(errs, struct{ Low, High float64 }{half, half})
