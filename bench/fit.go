@@ -290,7 +290,7 @@ func (a *lineSums) chi2() float64 {
 }
 
 // bestSplit finds where to split pts into two parts of at least minPts
-// points that leave the least weighted squared residual against one line
+// full points (fullCounts) that leave the least weighted squared residual against one line
 // per series and part, in one pass per series. It returns the cost of pts
 // whole and of the best split, and the index of the split (-1: none).
 func bestSplit(pts []point, minPts int) (whole, split float64, at int) {
@@ -317,13 +317,37 @@ func bestSplit(pts []point, minPts int) (whole, split float64, at int) {
 			right[i] += b.chi2()
 		}
 	}
+	full := fullCounts(pts)
 	split, at = math.Inf(1), -1
-	for k := minPts; k <= n-minPts; k++ {
+	for k := 1; k < n; k++ {
+		if full[k] < minPts || full[n]-full[k] < minPts {
+			continue
+		}
 		if c := left[k] + right[k]; c < split {
 			split, at = c, k
 		}
 	}
 	return left[n], split, at
+}
+
+// fullCounts returns, for k = 0..len(pts), how many of pts[:k] have every
+// series that any point of pts has: the sizes of the sweep, not those
+// LocateS added with PRTT(1,0,s) alone, which may not make a range.
+func fullCounts(pts []point) []int {
+	var all [nSeries]bool
+	for _, p := range pts {
+		for k := range nSeries {
+			all[k] = all[k] || p.has[k]
+		}
+	}
+	c := make([]int, len(pts)+1)
+	for i, p := range pts {
+		c[i+1] = c[i]
+		if p.has == all {
+			c[i+1]++
+		}
+	}
+	return c
 }
 
 // Fit derives LogGOPS parameters from a raw PRTT table with Netgauge's
@@ -448,7 +472,7 @@ func segment(pts []point, opt FitOptions) ([]int, map[int]float64) {
 		bestGain, bestAt := 0.0, -1
 		for r := 0; r+1 < len(bounds); r++ {
 			lo, hi := bounds[r], bounds[r+1]
-			if hi-lo < 2*opt.MinPoints {
+			if full := fullCounts(pts[lo:hi]); full[hi-lo] < 2*opt.MinPoints {
 				continue
 			}
 			whole, split, at := bestSplit(pts[lo:hi], opt.MinPoints)

@@ -3,8 +3,6 @@ package bench
 import (
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // OutlierFence is the Tukey fence factor of Summarize: a sample further
@@ -23,8 +21,10 @@ type Summary struct {
 	Reps     int     `json:"reps"`     // samples in the table
 	Rejected int     `json:"rejected"` // outside the fences
 	// Q is the quantile of the kept samples that the fit uses
-	// (FitOptions.Quantile; the median when that is 0.5).
-	Q float64 `json:"q_ns"`
+	// (FitOptions.Quantile; the median when that is 0.5), and QSE its
+	// standard error from the order statistics around it (see SEAt).
+	Q   float64 `json:"q_ns"`
+	QSE float64 `json:"q_se_ns"`
 }
 
 // SE estimates the standard error of the median from the MAD (normal
@@ -42,13 +42,32 @@ func (s Summary) SE(floor float64) float64 {
 	return max(1.2533*sigma/math.Sqrt(float64(kept)), floor)
 }
 
-// SEAt estimates the standard error of the q-quantile of the kept samples
-// (normal approximation: σ·sqrt(q(1-q))/φ(z_q)/sqrt(kept), σ from the
-// MAD; for q = 0.5 it is SE), never less than floor.
+// SEAt is the standard error of Q, the q-quantile of the kept samples,
+// never less than floor: half the distance between the order statistics
+// one binomial standard deviation, sqrt(n q (1-q)) ranks, below and above
+// it (the distribution-free confidence interval of a quantile). Unlike
+// one from the MAD it follows the samples' shape: noise that only adds
+// time spreads the samples above a sharp floor, and a low quantile there
+// is known much better than the MAD suggests.
 func (s Summary) SEAt(q, floor float64) float64 {
-	q = min(max(q, 0.01), 0.99)
-	z := distuv.UnitNormal.Quantile(q)
-	return max(s.SE(0)*math.Sqrt(q*(1-q))/distuv.UnitNormal.Prob(z)/1.2533, floor)
+	if s.Reps-s.Rejected < 1 {
+		return math.Inf(1)
+	}
+	return max(s.QSE, floor)
+}
+
+// quantileSE is SEAt's order-statistic standard error of the q-quantile
+// of sorted xs.
+func quantileSE(xs []float64, q float64) float64 {
+	n := float64(len(xs))
+	if len(xs) < 2 {
+		return 0
+	}
+	h := math.Sqrt(n * q * (1 - q))
+	lo := int(math.Floor(q*(n-1) - h))
+	hi := int(math.Ceil(q*(n-1) + h))
+	lo, hi = max(lo, 0), min(hi, len(xs)-1)
+	return (xs[hi] - xs[lo]) / 2 * math.Sqrt(n*q*(1-q)) / math.Max(float64(hi-lo)/2, 1)
 }
 
 // Summarize rejects outliers from xs (Tukey fences at OutlierFence IQRs)
@@ -83,6 +102,7 @@ func SummarizeAt(xs []float64, q float64) Summary {
 		Reps:     len(xs),
 		Rejected: len(xs) - len(kept),
 		Q:        quantile(kept, q),
+		QSE:      quantileSE(kept, q),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -138,8 +139,8 @@ func TestSummarize(t *testing.T) {
 		want Summary
 	}{
 		{"one", []float64{5}, Summary{Median: 5, Reps: 1, Q: 5}},
-		{"even", []float64{4, 1, 3, 2}, Summary{Median: 2.5, IQR: 1.5, MAD: 1, Reps: 4, Q: 2.5}},
-		{"outlier rejected", []float64{10, 11, 12, 13, 14, 15, 16, 17, 1000}, Summary{Median: 13.5, IQR: 3.5, MAD: 2, Reps: 9, Rejected: 1, Q: 13.5}},
+		{"even", []float64{4, 1, 3, 2}, Summary{Median: 2.5, IQR: 1.5, MAD: 1, Reps: 4, Q: 2.5, QSE: 1}},
+		{"outlier rejected", []float64{10, 11, 12, 13, 14, 15, 16, 17, 1000}, Summary{Median: 13.5, IQR: 3.5, MAD: 2, Reps: 9, Rejected: 1, Q: 13.5, QSE: math.Sqrt2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,11 +164,30 @@ func TestSummarizeAt(t *testing.T) {
 			}
 		})
 	}
-	// The 10th percentile's standard error exceeds the median's (1.71 σ
-	// against 1.25 σ over sqrt(n) for normal samples).
-	s := SummarizeAt(xs, 0.5)
-	if r := s.SEAt(0.1, 0) / s.SE(0); math.Abs(r-1.71/1.2533) > 0.01 {
-		t.Errorf("SE ratio q=0.1/median = %.3f, want %.3f", r, 1.71/1.2533)
+}
+
+// TestSEAt checks the order-statistic standard error against the normal
+// theory (σ·sqrt(q(1-q))/φ(z_q)/sqrt(n)) and on noise that only adds time.
+func TestSEAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 4000
+	normal, floor := make([]float64, n), make([]float64, n)
+	for i := range n {
+		normal[i] = 1000 + 10*rng.NormFloat64()
+		floor[i] = 1000 + 200*rng.ExpFloat64()
+	}
+	for _, tc := range []struct{ q, want float64 }{{0.5, 1.2533}, {0.1, 1.7094}} {
+		got := SummarizeAt(normal, tc.q).SEAt(tc.q, 0) * math.Sqrt(n) / 10
+		if math.Abs(got/tc.want-1) > 0.2 {
+			t.Errorf("normal samples, q=%g: SE = %.3f σ/sqrt(n), want %.3f", tc.q, got, tc.want)
+		}
+	}
+	lo, med := SummarizeAt(floor, 0.1), SummarizeAt(floor, 0.5)
+	if lo.SEAt(0.1, 0) > med.SEAt(0.5, 0)/2 {
+		t.Errorf("noise above a floor: SE of the 10th percentile %.2f, of the median %.2f: want the first much smaller", lo.SEAt(0.1, 0), med.SEAt(0.5, 0))
+	}
+	if s := SummarizeAt([]float64{5}, 0.1); s.SEAt(0.1, 1) != 1 {
+		t.Errorf("one sample: SE %g, want the floor", s.SEAt(0.1, 1))
 	}
 }
 
