@@ -378,13 +378,14 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	pts, warn, err := points(t, opt.Quantile)
+	all, warn, err := points(t, opt.Quantile)
 	if err != nil {
 		return nil, err
 	}
+	pts, probes := splitProbes(all)
 	pf := &ParamFile{Warnings: warn}
 	pf.Source.Rows = len(t)
-	for _, p := range pts {
+	for _, p := range all {
 		pf.Source.Sizes = append(pf.Source.Sizes, p.size)
 	}
 	pf.Fit.Method = "PRTT(n,d,s), LogGP (Hoefler, Lichei, Rehm 2007); binary segmentation of weighted least-squares lines over s-1; per range non-negative least squares (Lawson-Hanson) of the three series, the half round trip first"
@@ -413,10 +414,11 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		pf.Warnings = append(pf.Warnings, rangeWarnings(r, rg, uc, rf.Constraints, lines[r], seg)...)
 	}
 	pf.Fit.Changes = changes(pts, bounds, lines, gains)
+	placeProbes(pf, probes)
 	pf.EagerLimit = eagerLimit(pf, pts)
-	pf.Fit.Points = pointFits(pts, bounds, pf.Ranges)
+	pf.Fit.Points = pointFits(all, pf.Ranges)
 	pf.Warnings = append(pf.Warnings, pf.setBase()...)
-	pp, err := pingPong(pf, pts)
+	pp, err := pingPong(pf, all, probes)
 	if err != nil {
 		return nil, err
 	}
@@ -547,13 +549,60 @@ func eagerLimit(pf *ParamFile, pts []point) *int64 {
 	return &s
 }
 
+// splitProbes separates the sizes that lack series other sizes have
+// (LocateS's, PRTT(1,0,s) alone) from the sweep's. The probes only place
+// the boundaries between ranges (placeProbes): measured at another time,
+// they must not pull the parameters. Without two sweep sizes every point
+// is used.
+func splitProbes(all []point) (pts, probes []point) {
+	full := fullCounts(all)
+	if full[len(all)] < 2 {
+		return all, nil
+	}
+	for i, p := range all {
+		if full[i+1] > full[i] {
+			pts = append(pts, p)
+		} else {
+			probes = append(probes, p)
+		}
+	}
+	return pts, probes
+}
+
+// placeProbes moves each boundary between two ranges to where the probes
+// between the two sweep sizes around it say: a probe whose round trip is
+// closer to the lower range's belongs to it. Probes that contradict each
+// other (a low one above a high one) leave the boundary where it is.
+func placeProbes(pf *ParamFile, probes []point) {
+	for c := range pf.Fit.Changes {
+		ch := &pf.Fit.Changes[c]
+		below, above := &pf.Ranges[c], &pf.Ranges[c+1]
+		lastLow, firstHigh := ch.AfterBytes, ch.BeforeBytes
+		for _, p := range probes {
+			if p.size <= ch.AfterBytes || p.size >= ch.BeforeBytes {
+				continue
+			}
+			q := p.p1.Q
+			if math.Abs(q-below.PRTT(1, 0, p.size)) <= math.Abs(q-above.PRTT(1, 0, p.size)) {
+				lastLow = max(lastLow, p.size)
+			} else {
+				firstHigh = min(firstHigh, p.size)
+			}
+		}
+		if lastLow < firstHigh {
+			ch.AfterBytes, ch.BeforeBytes = lastLow, firstHigh
+			below.MaxBytes, above.MinBytes = firstHigh-1, firstHigh
+		}
+	}
+}
+
 // pointFits reports every measured size with its residuals against its
 // range's fitted parameters.
-func pointFits(pts []point, bounds []int, ranges []Range) []PointFit {
+func pointFits(pts []point, ranges []Range) []PointFit {
 	out := make([]PointFit, 0, len(pts))
-	r := 0
-	for i, p := range pts {
-		for r+1 < len(bounds)-1 && i >= bounds[r+1] {
+	for _, p := range pts {
+		r := 0
+		for r+1 < len(ranges) && p.size > ranges[r].MaxBytes {
 			r++
 		}
 		rg := ranges[r]

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gopsim/gopsim/goal"
@@ -22,6 +23,11 @@ type PingPongPoint struct {
 	MeasuredNs  float64 `json:"measured_rtt_ns"`
 	SimulatedNs float64 `json:"simulated_rtt_ns"`
 	Ratio       float64 `json:"ratio"` // simulated / measured
+	// Probe marks a size that LocateS measured after the sweep, with
+	// PRTT(1,0,s) rounds alone, to place S; the parameters come from the
+	// sweep, so a probe's ratio also shows how far the machine drifted
+	// between the two.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // pingPongSchedule is a ping-pong of n round trips of s bytes in GOAL.
@@ -64,7 +70,7 @@ func SimulatePingPong(p sim.Params, s int64) (float64, error) {
 // pingPong simulates the ping-pong at every measured size with pf's
 // parameters (as `gopsim sim --params` reads them) and compares it with
 // the measured round trip.
-func pingPong(pf *ParamFile, pts []point) ([]PingPongPoint, error) {
+func pingPong(pf *ParamFile, pts, probes []point) ([]PingPongPoint, error) {
 	p := pf.SimParams()
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("bench: the fitted parameters are not simulable: %w", err)
@@ -76,7 +82,7 @@ func pingPong(pf *ParamFile, pts []point) ([]PingPongPoint, error) {
 			return nil, err
 		}
 		out = append(out, PingPongPoint{SizeBytes: q.size, MeasuredNs: round(q.p1.Q, 1), SimulatedNs: round(got, 1),
-			Ratio: round(got/q.p1.Q, 4)})
+			Ratio: round(got/q.p1.Q, 4), Probe: slices.ContainsFunc(probes, func(p point) bool { return p.size == q.size })})
 	}
 	return out, nil
 }

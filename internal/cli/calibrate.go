@@ -565,17 +565,26 @@ func summarizePingPong(w io.Writer, pp []bench.PingPongPoint) {
 	}
 	fmt.Fprintln(w, "ping-pong:  round trip measured (the fitted quantile of PRTT(1,0,s)) and simulated with these parameters (gopsim's engine)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t")
-	worst, within := 0.0, 0
+	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t\t")
+	var worst [2]float64
+	var within, n [2]int
 	for _, p := range pp {
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t\n", p.SizeBytes, p.MeasuredNs, p.SimulatedNs, p.Ratio)
-		worst = max(worst, math.Abs(p.Ratio-1))
+		note, k := "", 0
+		if p.Probe {
+			note, k = "probe for S", 1
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t%s\t\n", p.SizeBytes, p.MeasuredNs, p.SimulatedNs, p.Ratio, note)
+		worst[k] = max(worst[k], math.Abs(p.Ratio-1))
+		n[k]++
 		if math.Abs(p.Ratio-1) <= 0.05 {
-			within++
+			within[k]++
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "ping-pong:  %d of %d sizes within 5 %%, the worst %.1f %% off\n", within, len(pp), 100*worst)
+	fmt.Fprintf(w, "ping-pong:  %d of %d sizes of the sweep within 5 %%, the worst %.1f %% off\n", within[0], n[0], 100*worst[0])
+	if n[1] > 0 {
+		fmt.Fprintf(w, "ping-pong:  %d of %d probes for S (measured after the sweep) within 5 %%, the worst %.1f %% off\n", within[1], n[1], 100*worst[1])
+	}
 }
 
 // serveCalibration is the --listen side: it announces its address on
