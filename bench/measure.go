@@ -72,16 +72,24 @@ type Config struct {
 }
 
 // DefaultMPISizes are the message sizes of the mpi backend by default:
-// powers of 2 and their midpoints (1.5 times) from 1 byte to 4 MiB, dense
-// enough to see every protocol an MPI library switches between (Open MPI's
-// shared memory: inline sends up to 256 bytes, eager copies up to 4 KiB,
-// single copy above) and the caches' sizes.
+// powers of 2 and their midpoints (1.5 times) from 1 byte to 4 MiB, and
+// quarter steps from 1 KiB to 8 KiB, dense enough to see every protocol an
+// MPI library switches between (Open MPI's shared memory: inline sends up
+// to 256 bytes, its fast boxes, eager copies up to 4 KiB, single copy
+// above; MPICH's eager limit) and the caches' sizes, with the three sizes
+// a range needs between the switches.
 var DefaultMPISizes = func() []int64 {
 	var s []int64
 	for p := int64(1); p <= 4<<20; p *= 2 {
 		s = append(s, p)
+		if p >= 1024 && p < 8192 {
+			s = append(s, p+p/4)
+		}
 		if m := p + p/2; p >= 2 && m < 4<<20 {
 			s = append(s, m)
+		}
+		if p >= 1024 && p < 8192 {
+			s = append(s, p+3*p/4)
 		}
 	}
 	return s

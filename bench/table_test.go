@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -215,5 +216,23 @@ func TestWritePlot(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestDefaultMPISizes(t *testing.T) {
+	s := DefaultMPISizes
+	if !slices.IsSorted(s) || len(slices.Compact(slices.Clone(s))) != len(s) || s[0] != 1 || s[len(s)-1] != 4<<20 {
+		t.Fatalf("sizes %v: want sorted, distinct, 1 byte to 4 MiB", s)
+	}
+	for _, want := range []int64{256, 384, 2048, 2560, 3072, 3584, 4096, 65536, 3 << 20} {
+		if !slices.Contains(s, want) {
+			t.Errorf("no %d bytes in %v", want, s)
+		}
+	}
+	// Every octave has its power of 2 and midpoint.
+	for p := int64(2); p < 4<<20; p *= 2 {
+		if !slices.Contains(s, p) || !slices.Contains(s, p+p/2) {
+			t.Errorf("octave of %d bytes incomplete in %v", p, s)
+		}
 	}
 }
