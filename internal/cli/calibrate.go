@@ -521,7 +521,7 @@ func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 		fmt.Fprintf(w, "change:     %s between %d and %d bytes (half round trip %+.0f ns, gap %+.0f ns)\n", kind, c.AfterBytes, c.BeforeBytes, c.HalfRTTJump, c.GapJump)
 	}
 	if pf.EagerLimit != nil {
-		fmt.Fprintf(w, "S:          %d bytes (below the jump that adds most to the round trip: the rendezvous handshake)\n", *pf.EagerLimit)
+		fmt.Fprintf(w, "S:          %d bytes (below the jump that adds most to the round trip, as a rendezvous handshake does)\n", *pf.EagerLimit)
 	} else {
 		fmt.Fprintln(w, "S:          none detected (S_bytes left out: sim keeps its own)")
 	}
