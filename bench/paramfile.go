@@ -6,7 +6,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 )
 
 // MaxMessageBytes is the max_bytes of the last range of a parameter file:
@@ -88,7 +88,7 @@ func (p *ParamFile) Write(w io.Writer) error {
 // WriteFile writes the parameter file to path through a temporary file
 // renamed into place.
 func (p *ParamFile) WriteFile(path string) error {
-	if err := goal.AtomicWrite(path, p.Write); err != nil {
+	if err := atomicfile.Write(path, p.Write); err != nil {
 		return fmt.Errorf("writing parameter file %s: %w", path, err)
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 )
 
 // Input is what a report shows: a simulation result, and optionally its
@@ -139,7 +139,7 @@ func Write(w io.Writer, in Input, opt Options) error {
 // WriteFile writes the report to path, through a temporary file renamed
 // only when complete.
 func WriteFile(path string, in Input, opt Options) error {
-	return goal.AtomicWrite(path, func(w io.Writer) error { return Write(w, in, opt) })
+	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, in, opt) })
 }
 
 // page is what the template shows.

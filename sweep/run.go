@@ -18,6 +18,7 @@ import (
 
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/sim"
 )
@@ -567,50 +568,20 @@ func SortResults(path string, spec *Spec) error {
 	return writeRows(path, rf.rows)
 }
 
-// writeRows writes the header and rows to path durably: a temporary file
-// in the same directory, fsynced, renamed over path, the directory
-// fsynced.
-func writeRows(path string, rows []record) (err error) {
-	size := len(headerLine())
-	for _, r := range rows {
-		size += len(r.line)
-	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, headerLine()...)
-	for _, r := range rows {
-		buf = append(buf, r.line...)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+// writeRows writes the header and rows to path durably
+// (atomicfile.Write: a temporary file fsynced and renamed over path).
+func writeRows(path string, rows []record) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, headerLine()); err != nil {
+			return err
 		}
-	}()
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(buf); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(path)
-	return nil
+		for _, r := range rows {
+			if _, err := w.Write(r.line); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // syncDir fsyncs the directory holding path, so that a new name in it

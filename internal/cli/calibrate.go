@@ -219,6 +219,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--delay %d: want 0 (auto) or a positive number of ns", delayNs)
 	}
 	o.Config.Delay = time.Duration(delayNs)
+	defer handleSignals(os.Interrupt)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := Calibrate(ctx, o, stdout, stderr); err != nil {

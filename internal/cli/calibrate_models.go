@@ -112,6 +112,7 @@ func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--pack-mpirun is empty: want a command such as \"mpirun -np 1\", or \"direct\"")
 	}
 	o.Table = pos[0]
+	defer handleSignals(os.Interrupt)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := CalibrateModels(ctx, o, stdout, stderr); err != nil {

@@ -65,6 +65,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
+			defer removeTempsOnSignal(name, stderr)()
 			return c.run(args[1:], stdout, stderr)
 		}
 	}

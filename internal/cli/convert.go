@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopsim/gopsim/collective"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/trace"
 )
@@ -358,7 +359,7 @@ func convertToTIT(in, from, out string, o ConvertOptions, log io.Writer) error {
 	if speed == 0 {
 		speed = trace.DefaultHostSpeed
 	}
-	err = goal.AtomicWrite(out, func(w io.Writer) error {
+	err = atomicfile.Write(out, func(w io.Writer) error {
 		if _, err := fmt.Fprintf(w, "# gopsim convert --to tit --host-speed %g %s (%s)\n", speed, in, label); err != nil {
 			return err
 		}
@@ -393,7 +394,7 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 	var st *trace.ConvertStats
 	to := goal.FormatForPath(out)
 	n := src.NumRanks()
-	err := goal.AtomicWrite(out, func(w io.Writer) error {
+	err := atomicfile.Write(out, func(w io.Writer) error {
 		var write func(*goal.RankBlock) error
 		var closeW func() error
 		abandon := func() {} // lets a binary writer finish before w is dropped

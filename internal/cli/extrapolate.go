@@ -9,6 +9,7 @@ import (
 
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -208,7 +209,7 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 // It returns the number of ops written.
 func writeSchedule(out string, h goal.Header, comment []string, produce func(write func(*goal.RankBlock) error) error) (int64, error) {
 	var ops int64
-	err := goal.AtomicWrite(out, func(w io.Writer) error {
+	err := atomicfile.Write(out, func(w io.Writer) error {
 		var write func(*goal.RankBlock) error
 		var closeW func() error
 		abandon := func() {} // lets a binary writer finish before w is dropped

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/pattern"
 	"github.com/gopsim/gopsim/progress"
 )
@@ -210,10 +211,10 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 		out = "stdout"
 		err = writeText(stdout)
 	case goal.FormatForPath(out) == goal.FormatText:
-		err = goal.AtomicWrite(out, writeText)
+		err = atomicfile.Write(out, writeText)
 	default:
 		form = goal.FormatBinary
-		err = goal.AtomicWrite(out, writeBinary)
+		err = atomicfile.Write(out, writeBinary)
 	}
 	stopBar()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/placement"
 )
 
@@ -133,7 +134,7 @@ func Merge(o MergeOptions, log io.Writer) error {
 		return err
 	}
 	if o.Map != "" {
-		err := goal.AtomicWrite(o.Map, func(w io.Writer) error {
+		err := atomicfile.Write(o.Map, func(w io.Writer) error {
 			for _, c := range comment {
 				if _, err := fmt.Fprintf(w, "# %s\n", c); err != nil {
 					return err

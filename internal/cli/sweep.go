@@ -180,6 +180,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	release := handleSignals(os.Interrupt, syscall.SIGTERM)
+	defer release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	finished := make(chan struct{})
@@ -189,7 +191,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		defer wg.Done()
 		select {
 		case <-ctx.Done():
-			stop() // a second interrupt kills at once
+			// A second interrupt ends the process at once (Main's
+			// handler, which removes the unfinished outputs).
+			stop()
+			release()
 			fmt.Fprintln(stderr, "\ngopsim sweep: interrupted: finishing the points running (interrupt again to abandon them)")
 		case <-finished:
 		}

@@ -150,6 +150,7 @@ func Trace(o *TraceOptions, stdout, log io.Writer) error {
 	// The terminal's ^C reaches the command directly; a TERM or HUP sent
 	// to gopsim is passed on. Either way gopsim stays to summarize.
 	sigs := make(chan os.Signal, 4)
+	defer handleSignals(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)()
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
