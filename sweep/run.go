@@ -19,6 +19,7 @@ import (
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/atomicfile"
+	"github.com/gopsim/gopsim/internal/lockfile"
 	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/sim"
 )
@@ -166,6 +167,11 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
 		return sum, err
 	}
+	lock, err := lockOutput(out)
+	if err != nil {
+		return sum, err
+	}
+	defer lock.Release()
 	rf, err := readResults(out, spec)
 	if err != nil {
 		return sum, err
@@ -365,6 +371,25 @@ func openResults(path string, rf *resultFile, logw io.Writer) (*os.File, error) 
 		syncDir(path)
 	}
 	return f, nil
+}
+
+// LockPath is the lock file of a result CSV: a run holds it while it
+// appends rows (and merge while it replaces the file), so that a second
+// run into the same CSV stops at once, naming the first.
+func LockPath(csv string) string { return csv + ".lock" }
+
+// lockOutput checks that out is a regular file (or absent: the CSV is
+// read back to resume, so a FIFO or a device cannot be one) and takes its
+// lock.
+func lockOutput(out string) (*lockfile.Lock, error) {
+	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("sweep: output %s is not a regular file (%v): a sweep reads its CSV back to resume, so it must be a file", out, st.Mode().Type())
+	}
+	l, err := lockfile.Acquire(LockPath(out))
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	return l, nil
 }
 
 // noiseSpec is what the spec's [noise] table gives every point.

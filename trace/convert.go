@@ -28,6 +28,8 @@ type ConvertOptions struct {
 	// ComputeScale multiplies the time between MPI calls (0 means 1):
 	// 0.5 asks what a twice faster CPU would give.
 	ComputeScale float64
+	// NoCompute drops the time between MPI calls (a compute scale of 0).
+	NoCompute bool
 	// Unsupported is "" (an error listing every unsupported function with
 	// its count) or "calc" (count the call's duration as computation).
 	Unsupported string
@@ -114,6 +116,9 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 	}
 	if opt.ComputeScale < 0 || math.IsNaN(opt.ComputeScale) || math.IsInf(opt.ComputeScale, 0) {
 		return nil, fmt.Errorf("trace: compute scale %v", opt.ComputeScale)
+	}
+	if opt.NoCompute {
+		opt.ComputeScale = 0
 	}
 	switch opt.Unsupported {
 	case "", "calc":

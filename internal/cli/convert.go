@@ -171,6 +171,10 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim convert: expected IN and OUT")
 		return ExitUsage
 	}
+	if err := checkConvertFlags(fs, fs.Arg(0), o.To, &o); err != nil {
+		fmt.Fprintf(stderr, "gopsim convert: %v\n", err)
+		return ExitUsage
+	}
 	if err := ConvertWith(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
 		fmt.Fprintf(stderr, "gopsim convert: %v\n", err)
 		return ExitError

@@ -158,7 +158,7 @@ func TestConvertImportedFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
 		}
 	}
-	if code, _, e := run("convert", "--timemult", "-1", td+"liballprof/vladimir-4", filepath.Join(t.TempDir(), "x.bin")); code != ExitError || !strings.Contains(e, "time multiplier -1") {
+	if code, _, e := run("convert", "--timemult", "-1", td+"liballprof/vladimir-4", filepath.Join(t.TempDir(), "x.bin")); code != ExitUsage || !strings.Contains(e, "--timemult -1: want a factor > 0") {
 		t.Errorf("--timemult -1: exit %d: %s", code, e)
 	}
 	// A directory of no known format.

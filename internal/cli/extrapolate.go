@@ -111,6 +111,10 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim extrapolate: --grid and --no-grid exclude each other")
 		return ExitUsage
 	}
+	if err := checkConvertFlags(fs, fs.Arg(0), "goal", &o.Convert); err != nil {
+		fmt.Fprintf(stderr, "gopsim extrapolate: %v\n", err)
+		return ExitUsage
+	}
 	if err := Extrapolate(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
 		fmt.Fprintf(stderr, "gopsim extrapolate: %v\n", err)
 		return ExitError

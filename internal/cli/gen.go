@@ -127,6 +127,10 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		o.Params.ReplaceDeps, o.Params.ReplaceDepNs = true, uint64(v.rpl)
 	}
 	o.Params.Dims = v.dims
+	if err := checkGenFlags(setFlags(fs), o); err != nil {
+		fmt.Fprintf(stderr, "gopsim gen: %v\n", err)
+		return ExitUsage
+	}
 	// The command line, flags sorted, for the header of text output.
 	var parts []string
 	fs.Visit(func(f *flag.Flag) {

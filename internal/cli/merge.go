@@ -92,6 +92,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopsim merge: --placement: %v\n", err)
 		return ExitUsage
 	}
+	if err := needsFlags(setFlags(fs), mergeNeeds(o.Placement)); err != nil {
+		fmt.Fprintf(stderr, "gopsim merge: %v\n", err)
+		return ExitUsage
+	}
 	if err := Merge(o, stderr); err != nil {
 		fmt.Fprintf(stderr, "gopsim merge: %v\n", err)
 		return ExitError

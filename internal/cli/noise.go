@@ -46,6 +46,10 @@ func runNoise(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim noise measure: expected -o FILE and no arguments")
 		return ExitUsage
 	}
+	if d <= 0 || threshold < 0 {
+		fmt.Fprintf(stderr, "gopsim noise measure: --duration %v and --threshold %v: want a duration > 0 and a threshold >= 0\n", d, threshold)
+		return ExitUsage
+	}
 	fmt.Fprintf(stderr, "gopsim noise measure: measuring for %v...\n", d)
 	res, err := noise.Measure(d, threshold)
 	if err != nil {

@@ -70,6 +70,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	o.Result = pos[0]
+	if err := needsFlags(setFlags(fs), reportNeeds); err != nil {
+		fmt.Fprintf(stderr, "gopsim report: %v\n", err)
+		return ExitUsage
+	}
 	if ranks != "" {
 		r, err := parseRanks(ranks)
 		if err != nil || len(r) == 0 {

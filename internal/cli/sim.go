@@ -202,6 +202,12 @@ func Sim(o SimOptions, w io.Writer) error {
 	if name == "" {
 		name = "examples/" + examples.Default + " (embedded)"
 	}
+	if o.Timing && !o.JSON {
+		return fmt.Errorf("--timing adds wall time to --json's output; the text output always shows it")
+	}
+	if err := o.Memory.check(); err != nil {
+		return err
+	}
 	popt := o.Progress
 	popt.Quiet = popt.Quiet || o.Quiet || o.Log == nil
 	p, format, err := loadProgram(o.Input, o.Params, &o.Memory, o.Log, popt)

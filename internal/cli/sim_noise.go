@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +79,9 @@ func (n *simNoise) model(numRanks int) (*noise.Model, error) {
 		}
 		cfg.Stragglers = r
 	}
+	if err := n.needs(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Dist == "" {
 		cfg.Alpha = 0
 	}
@@ -89,6 +93,43 @@ func (n *simNoise) model(numRanks int) (*noise.Model, error) {
 	}
 	n.cfg = cfg
 	return noise.New(cfg, numRanks)
+}
+
+// needs refuses a noise flag that would have no effect without another
+// (the flags' defaults are their zero values, and 2 for --noise-alpha and
+// 1 for --straggler-factor, so a value other than those was given).
+// --seed is not checked: the network's random placement draws from it too.
+func (n *simNoise) needs(cfg noise.Config) error {
+	for _, f := range []struct {
+		flag string
+		v    float64
+	}{{"noise-interval", cfg.MeanIntervalNs}, {"noise-length", cfg.MeanDurNs}, {"noise-alpha", cfg.Alpha},
+		{"straggler-fraction", cfg.StragglerFraction}, {"straggler-factor", cfg.Factor},
+		{"noise-period", float64(cfg.PeriodNs)}, {"noise-period-length", float64(cfg.PeriodDurNs)}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("--%s %v: want a number >= 0", f.flag, f.v)
+		}
+	}
+	random := cfg.Dist != ""
+	periodic := cfg.PeriodNs != 0 || cfg.PeriodDurNs != 0
+	stragglers := len(cfg.Stragglers) > 0 || cfg.StragglerFraction != 0
+	switch {
+	case !random && (cfg.MeanIntervalNs != 0 || cfg.MeanDurNs != 0):
+		return fmt.Errorf("--noise-interval and --noise-length need --noise-dist exp or pareto: without it there are no random detours")
+	case cfg.Alpha != 2 && cfg.Alpha != 0 && cfg.Dist != "pareto":
+		return fmt.Errorf("--noise-alpha is the shape of --noise-dist pareto; the distribution is %q", cfg.Dist)
+	case random && cfg.MeanIntervalNs == 0:
+		return fmt.Errorf("--noise-dist %s needs --noise-interval (the mean time between detours, ns) and --noise-length", cfg.Dist)
+	case cfg.PeriodNs != 0 && cfg.PeriodDurNs == 0:
+		return fmt.Errorf("--noise-period needs --noise-period-length (each detour's length, ns): detours of 0 ns add nothing")
+	case cfg.PeriodDurNs != 0 && cfg.PeriodNs == 0:
+		return fmt.Errorf("--noise-period-length needs --noise-period (the time between detours, ns)")
+	case cfg.Cosched && cfg.Trace == nil && !periodic:
+		return fmt.Errorf("--noise-cosched applies to --noise-trace and --noise-period (the offsets it aligns)")
+	case cfg.Factor != 1 && cfg.Factor != 0 && !stragglers:
+		return fmt.Errorf("--straggler-factor needs --stragglers or --straggler-fraction (which ranks straggle)")
+	}
+	return nil
 }
 
 // noiseReport is the "noise" part of the JSON result: the settings used

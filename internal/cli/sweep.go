@@ -173,6 +173,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	o.Spec = pos[0]
+	if o.Workers < 0 {
+		fmt.Fprintf(stderr, "gopsim sweep: --workers %d: want a number of simulations at once, or 0 for every core\n", o.Workers)
+		return ExitUsage
+	}
+	if o.DryRun && (o.Sort || o.Workers != 0) {
+		fmt.Fprintln(stderr, "gopsim sweep: --dry-run simulates nothing: --sort and --workers have no effect with it")
+		return ExitUsage
+	}
 	if shard != "" {
 		var err error
 		if o.Shard, err = sweep.ParseShard(shard); err != nil {
