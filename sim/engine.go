@@ -143,7 +143,7 @@ func Run(s *goal.Schedule, opt Options) (*Result, error) {
 	if !s.Complete() {
 		return nil, fmt.Errorf("sim: schedule has %d of %d ranks", len(s.RankStart)-1, s.NumRanks)
 	}
-	if err := checkResources(s.NumRanks, s.NumCPUs, s.NumNICs); err != nil {
+	if err := checkResources(s.NumRanks, s.NumCPUs, s.NumNICs, len(s.Ops)); err != nil {
 		return nil, err
 	}
 	p, err := Compile(s)
@@ -158,19 +158,39 @@ func (p *Program) Run(opt Options) (*Result, error) {
 	if err := opt.Params.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkResources(p.NumRanks, p.NumCPUs, p.NumNICs); err != nil {
+	if err := checkResources(p.NumRanks, p.NumCPUs, p.NumNICs, p.NumOps()); err != nil {
 		return nil, err
 	}
 	return p.run(opt)
 }
 
-func checkResources(ranks, cpus, nics int) error {
-	if cells := int64(ranks) * int64(cpus+2*nics); cells > MaxResourceSlots {
+// checkResources refuses a clock table beyond MaxResourceSlots, and one
+// that the ops cannot use: the engine keeps a clock for every CPU and NIC
+// number up to the highest one any op names, on every rank, so a single
+// "cpu 65535" would cost 65,536 clocks per rank. Clocks beyond the first
+// CPU and NIC of each rank are refused when there are more than
+// sparseSlack per op (and more than minSparse in all), with a message
+// that says which numbers to change.
+func checkResources(ranks, cpus, nics, ops int) error {
+	cells := int64(ranks) * int64(cpus+2*nics)
+	if cells > MaxResourceSlots {
 		return fmt.Errorf("sim: %d ranks with %d CPUs and %d NICs each need %d resource clocks (%d GiB); the limit is %d",
 			ranks, cpus, nics, cells, cells*8>>30, int64(MaxResourceSlots))
 	}
+	extra := int64(ranks) * int64(cpus-1+2*(nics-1))
+	if extra > minSparse && extra > sparseSlack*int64(ops) {
+		return fmt.Errorf("sim: the ops name CPUs up to %d and NICs up to %d, so every one of the %d ranks gets %d CPU and %d NIC clocks (%d MiB) for %d ops; number each rank's CPUs and NICs from 0",
+			cpus-1, nics-1, ranks, cpus, nics, cells*8>>20, ops)
+	}
 	return nil
 }
+
+// A schedule may keep up to sparseSlack unused CPU and NIC clocks per op,
+// and minSparse in all (8 MiB), whatever its ops.
+const (
+	sparseSlack = 64
+	minSparse   = 1 << 20
+)
 
 func (p *Program) run(opt Options) (*Result, error) {
 	if p.closed {

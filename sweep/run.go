@@ -252,7 +252,7 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 				p := spec.Point(id)
 				row, err := w.simulate(cache, &ns, &p)
 				if err != nil {
-					fail(fmt.Errorf("point %d (%s): %w", id, Describe(&p), err))
+					fail(fmt.Errorf("%s: point %d (%s): %w", spec.InputPath(), id, Describe(&p), err))
 					return
 				}
 				if testHookRan != nil {

@@ -223,7 +223,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := Calibrate(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim calibrate: %v\n", err)
+		printErr(stderr, "calibrate", err)
 		return ExitError
 	}
 	return ExitOK
@@ -242,7 +242,7 @@ func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Table = pos[0]
 	if err := CalibrateFit(o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim calibrate fit: %v\n", err)
+		printErr(stderr, "calibrate fit", err)
 		return ExitError
 	}
 	return ExitOK

@@ -116,7 +116,7 @@ func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := CalibrateModels(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim calibrate models: %v\n", err)
+		printErr(stderr, "calibrate models", err)
 		return ExitError
 	}
 	return ExitOK

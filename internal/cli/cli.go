@@ -178,7 +178,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 			fs.Usage()
 			return ExitOK, false
 		}
-		fmt.Fprintf(stderr, "gopsim %s: %v\nRun 'gopsim help %s' for the flags.\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(stderr, "gopsim %s: %s\nRun 'gopsim help %s' for the flags.\n", fs.Name(), shortTokens(err.Error()), fs.Name())
 		return ExitUsage, false
 	}
 	return ExitOK, true

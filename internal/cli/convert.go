@@ -172,11 +172,11 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if err := checkConvertFlags(fs, fs.Arg(0), o.To, &o); err != nil {
-		fmt.Fprintf(stderr, "gopsim convert: %v\n", err)
+		printErr(stderr, "convert", err)
 		return ExitUsage
 	}
 	if err := ConvertWith(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim convert: %v\n", err)
+		printErr(stderr, "convert", err)
 		return ExitError
 	}
 	return ExitOK

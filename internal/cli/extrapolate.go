@@ -112,11 +112,11 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if err := checkConvertFlags(fs, fs.Arg(0), "goal", &o.Convert); err != nil {
-		fmt.Fprintf(stderr, "gopsim extrapolate: %v\n", err)
+		printErr(stderr, "extrapolate", err)
 		return ExitUsage
 	}
 	if err := Extrapolate(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim extrapolate: %v\n", err)
+		printErr(stderr, "extrapolate", err)
 		return ExitError
 	}
 	return ExitOK

@@ -128,7 +128,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Params.Dims = v.dims
 	if err := checkGenFlags(setFlags(fs), o); err != nil {
-		fmt.Fprintf(stderr, "gopsim gen: %v\n", err)
+		printErr(stderr, "gen", err)
 		return ExitUsage
 	}
 	// The command line, flags sorted, for the header of text output.
@@ -141,7 +141,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	sort.Strings(parts)
 	o.Command = "gopsim gen " + strings.Join(parts, " ")
 	if err := Gen(o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim gen: %v\n", err)
+		printErr(stderr, "gen", err)
 		return ExitError
 	}
 	return ExitOK

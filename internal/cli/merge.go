@@ -93,11 +93,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if err := needsFlags(setFlags(fs), mergeNeeds(o.Placement)); err != nil {
-		fmt.Fprintf(stderr, "gopsim merge: %v\n", err)
+		printErr(stderr, "merge", err)
 		return ExitUsage
 	}
 	if err := Merge(o, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim merge: %v\n", err)
+		printErr(stderr, "merge", err)
 		return ExitError
 	}
 	return ExitOK

@@ -53,7 +53,7 @@ func runNoise(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "gopsim noise measure: measuring for %v...\n", d)
 	res, err := noise.Measure(d, threshold)
 	if err != nil {
-		fmt.Fprintf(stderr, "gopsim noise measure: %v\n", err)
+		printErr(stderr, "noise measure", err)
 		return ExitError
 	}
 	summary := fmt.Sprintf("selfish detour: %v, %d iterations, fastest step %d ns, threshold %d ns, %d detours, longest step %d ns, noise %.4f%% of the time",

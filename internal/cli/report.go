@@ -71,7 +71,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Result = pos[0]
 	if err := needsFlags(setFlags(fs), reportNeeds); err != nil {
-		fmt.Fprintf(stderr, "gopsim report: %v\n", err)
+		printErr(stderr, "report", err)
 		return ExitUsage
 	}
 	if ranks != "" {
@@ -86,7 +86,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Report.Generator = "gopsim " + versionString()
 	if err := Report(o, stdout); err != nil {
-		fmt.Fprintf(stderr, "gopsim report: %v\n", err)
+		printErr(stderr, "report", err)
 		return ExitError
 	}
 	return ExitOK

@@ -115,7 +115,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		o.Params = p
 	}
 	if err := Sim(*o, stdout); err != nil {
-		fmt.Fprintf(stderr, "gopsim sim: %v\n", err)
+		printErr(stderr, "sim", err)
 		return ExitError
 	}
 	return ExitOK
@@ -254,7 +254,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	stop()
 	if err != nil {
 		bar.Abandon()
-		return err
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	bar.Finish()
 	noiseRep := o.Noise.report(opt.Noise, p.NumRanks)

@@ -211,7 +211,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	close(finished)
 	wg.Wait()
 	if err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep: %v\n", err)
+		printErr(stderr, "sweep", err)
 		return ExitError
 	}
 	return ExitOK
@@ -311,7 +311,7 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	spec, err := sweep.ReadSpec(specPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep merge: %v\n", err)
+		printErr(stderr, "sweep merge", err)
 		return ExitError
 	}
 	if out == "" {
@@ -326,7 +326,7 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := sweep.Merge(spec, out, inputs, sweep.MergeOptions{Log: stderr, Tool: "gopsim " + versionString()}); err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep merge: %v\n", err)
+		printErr(stderr, "sweep merge", err)
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "%s: %d points from %d files, sorted by point; parameters in %s\n", out, spec.NumPoints(), len(inputs), sweep.MetaPath(out))
@@ -352,7 +352,7 @@ func runSweepPlot(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if err := sweep.PlotFile(out, pos[0], o); err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep plot: %v\n", err)
+		printErr(stderr, "sweep plot", err)
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "%s: %s against %s from %s\n", out, o.Y, o.X, pos[0])

@@ -72,7 +72,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if err := Trace(&o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim trace: %v\n", err)
+		printErr(stderr, "trace", err)
 		return ExitError
 	}
 	return ExitOK
