@@ -110,7 +110,7 @@ func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs.Var(fromFlag{&o.To, convertOutputs}, "to", "the output's `FORMAT`: goal (text if OUT ends in .goal, else binary) or tit (a SimGrid time-independent trace: one shared file, compute at --host-speed)")
 	fs.Var(fromFlag{&o.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
 	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (MPICH's choice)")
-	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
+	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs; 0: no computation)")
 	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
 	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
 	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
@@ -137,7 +137,8 @@ time-independent trace. IN is one of (--from, or detected):
 
 OUT is written as text when its name ends in .goal and in the binary form
 otherwise, to a temporary file renamed only when complete: a failed
-conversion leaves no partial file.
+conversion leaves no partial file (a FIFO or a device such as /dev/stdout
+is written through).
 
 With --to tit, IN becomes a schedule first, then OUT gets per rank init,
 the ops in a topological order of their dependencies as isend, irecv and
@@ -154,7 +155,8 @@ for the time between MPI calls (for TIT, the flops of compute actions at
 each function with its count, unless --unsupported=calc. docs/formats.md
 says what each format gives.
 
-Flags (trace input only, but --to and --host-speed):
+Flags (trace input only, but --to and --host-speed; a flag given for an
+input it does not apply to is an error):
 `)
 		fs.PrintDefaults()
 	}

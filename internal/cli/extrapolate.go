@@ -53,7 +53,7 @@ func extrapolateFlags(o *ExtrapolateOptions) *flag.FlagSet {
 	fs.BoolVar(&o.NoGrid, "no-grid", false, "ignore any process grid: every copy keeps its point-to-point messages (Schedgen's rule)")
 	fs.Var(fromFlag{&o.Convert.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected")
 	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated; default auto (MPICH's choice at K·P ranks)")
-	fs.Float64Var(&o.Convert.Trace.ComputeScale, "compute-scale", 1, "traces: multiply the computation between MPI calls by `F`")
+	fs.Float64Var(&o.Convert.Trace.ComputeScale, "compute-scale", 1, "traces: multiply the computation between MPI calls by `F` (0: no computation)")
 	fs.StringVar(&o.Convert.Trace.Unsupported, "unsupported", "", "traces: `calc` counts the time of MPI calls that cannot be modelled as computation; default: an error")
 	fs.Float64Var(&o.Convert.Trace.ReduceNsPerByte, "reduce-cost", 0, "traces: reduction compute in collectives, in `ns/byte`")
 	fs.Float64Var(&o.Convert.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns")

@@ -61,7 +61,7 @@ func genFlags(o *GenOptions, v *genVars) *flag.FlagSet {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	p := &o.Params
 	fs.StringVar(&o.Pattern, "p", "binomialtreebcast", "`pattern` name (--list shows all)")
-	fs.IntVar(&p.Ranks, "s", 8, "number of `ranks`")
+	fs.IntVar(&p.Ranks, "s", 8, "number of `ranks`, at least 1")
 	fs.Uint64Var(&p.Size, "d", 1, "`bytes` per basic message (per block for gather/alltoall-like collectives)")
 	fs.IntVar(&p.Root, "root", 0, "`rank` of the root of rooted patterns")
 	fs.IntVar(&p.NWay, "nway", 0, "fan-out `n` of nwaydissemination (default 1) and of k-ary algorithms")
@@ -90,7 +90,8 @@ Writes a GOAL schedule for a communication pattern: LogGOPSim Schedgen's
 patterns (same schedules, op for op), MPI collectives by the algorithms MPI
 libraries use (any number of ranks), and application skeletons. Ranks are
 generated and written one at a time, so the schedule never has to fit in
-memory. --list shows the patterns.
+memory. --list shows the patterns and the flags each uses; a flag the
+pattern does not use is an error.
 
 Flags:
 `)

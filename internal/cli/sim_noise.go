@@ -23,17 +23,17 @@ type simNoise struct {
 
 func (n *simNoise) flags(fs *flag.FlagSet) {
 	fs.StringVar(&n.traceFile, "noise-trace", "", "charge OS noise from a measured trace `file` (LogGOPSim's format: start<TAB>duration in ns; see gopsim noise measure)")
-	fs.BoolVar(&n.cfg.Cosched, "noise-cosched", false, "co-scheduled noise: every rank reads the trace (or periodic detours) at the same offset")
-	fs.Uint64Var(&n.cfg.Seed, "seed", 0, "`seed` for noise offsets, random detours and straggler choice")
-	fs.Int64Var(&n.cfg.PeriodNs, "noise-period", 0, "periodic detours: one every `ns` (each rank with its own phase)")
-	fs.Int64Var(&n.cfg.PeriodDurNs, "noise-period-length", 0, "periodic detours: each `ns` long")
-	fs.StringVar(&n.cfg.Dist, "noise-dist", "", "random detours: inter-arrival and length distribution, `exp` or pareto")
-	fs.Float64Var(&n.cfg.MeanIntervalNs, "noise-interval", 0, "random detours: mean inter-arrival time in `ns`")
-	fs.Float64Var(&n.cfg.MeanDurNs, "noise-length", 0, "random detours: mean length in `ns`")
-	fs.Float64Var(&n.cfg.Alpha, "noise-alpha", 2, "random detours: Pareto shape `alpha` (> 1)")
+	fs.BoolVar(&n.cfg.Cosched, "noise-cosched", false, "co-scheduled noise: every rank reads the trace (or periodic detours) at the same offset; needs --noise-trace or --noise-period")
+	fs.Uint64Var(&n.cfg.Seed, "seed", 0, "`seed` for noise offsets, random detours, straggler choice and --mapping random")
+	fs.Int64Var(&n.cfg.PeriodNs, "noise-period", 0, "periodic detours: one every `ns` (each rank with its own phase); needs --noise-period-length")
+	fs.Int64Var(&n.cfg.PeriodDurNs, "noise-period-length", 0, "periodic detours: each `ns` long; needs --noise-period")
+	fs.StringVar(&n.cfg.Dist, "noise-dist", "", "random detours: inter-arrival and length distribution, `exp` or pareto; needs --noise-interval")
+	fs.Float64Var(&n.cfg.MeanIntervalNs, "noise-interval", 0, "random detours: mean inter-arrival time in `ns`; needs --noise-dist")
+	fs.Float64Var(&n.cfg.MeanDurNs, "noise-length", 0, "random detours: mean length in `ns`; needs --noise-dist")
+	fs.Float64Var(&n.cfg.Alpha, "noise-alpha", 2, "random detours: Pareto shape `alpha` (> 1); only with --noise-dist pareto")
 	fs.StringVar(&n.stragglers, "stragglers", "", "straggler `ranks`, comma-separated (ranges a-b allowed)")
 	fs.Float64Var(&n.cfg.StragglerFraction, "straggler-fraction", 0, "make this `fraction` of the ranks stragglers, chosen from --seed")
-	fs.Float64Var(&n.cfg.Factor, "straggler-factor", 1, "stragglers' CPU work takes this `factor` times longer")
+	fs.Float64Var(&n.cfg.Factor, "straggler-factor", 1, "stragglers' CPU work takes this `factor` times longer (1 to 1e6); needs --stragglers or --straggler-fraction")
 }
 
 // parseRanks parses "1,5,8-11".
