@@ -87,6 +87,12 @@
 // run loses no row it wrote; a final line without its newline (a crash in
 // the middle of a write, or of the disk's) is dropped with a warning.
 //
+// A run holds OUT.csv.lock (LockPath, an exclusive flock) while it reads
+// and appends, and Merge while it replaces OUT.csv: a second run into the
+// same CSV stops at once with an error naming the holder's pid and
+// command line, instead of simulating every point again. The output must
+// be a regular file (or absent), since it is read back to resume.
+//
 // # Shards
 //
 // Shard{Index: I, Count: N} runs the points whose id modulo N is I, so
