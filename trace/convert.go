@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -387,6 +388,9 @@ type rankState struct {
 	prevEnd int64 // end of the previous call: computation starts here
 	flushNs int64 // tracer flush time since prevEnd
 	started bool
+	// tooLong is set by compute to a scaled computation that an int64 of
+	// ns cannot hold; rank reports it.
+	tooLong error
 }
 
 func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
@@ -413,8 +417,8 @@ func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 		if c.Err != 0 {
 			continue // a failed call moved no data
 		}
-		if err := cv.call(rd, r, &s, &c, name); err != nil {
-			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, err)
+		if err := cv.call(rd, r, &s, &c, name); err != nil || s.tooLong != nil {
+			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, cmp.Or(err, s.tooLong))
 		}
 	}
 	blk := b.Block()
@@ -440,7 +444,12 @@ func (cv *converter) compute(s *rankState, c *Call) {
 	if gap <= 0 {
 		return
 	}
-	t := int64(math.Round(float64(gap) * cv.opt.ComputeScale))
+	v := math.Round(float64(gap) * cv.opt.ComputeScale)
+	if !(v < math.MaxInt64) {
+		s.tooLong = fmt.Errorf("the computation before it, %d ns times the compute scale %g, is %.4g ns: more than an int64 of ns holds", gap, cv.opt.ComputeScale, v)
+		return
+	}
+	t := int64(v)
 	if t <= 0 {
 		return
 	}

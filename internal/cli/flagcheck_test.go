@@ -117,3 +117,17 @@ func TestComputeScaleZero(t *testing.T) {
 		})
 	}
 }
+
+// TestComputeScaleOverflow: a compute scale that makes a computation
+// longer than an int64 of ns is an error naming the scale, not a wrapped
+// time that drops the computation.
+func TestComputeScaleOverflow(t *testing.T) {
+	o := filepath.Join(t.TempDir(), "out.goal")
+	code, _, e := run("convert", "--compute-scale", "1e300", "../../trace/testdata/liballprof/vladimir-4", o)
+	if code != ExitError || !strings.Contains(e, "times the compute scale 1e+300") || !strings.Contains(e, "rank 0") {
+		t.Errorf("exit %d: %s", code, e)
+	}
+	if _, err := os.Stat(o); !os.IsNotExist(err) {
+		t.Errorf("an output was written: %v", err)
+	}
+}
