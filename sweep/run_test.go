@@ -491,7 +491,7 @@ func TestFailingPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Run(context.Background(), s, Options{Workers: 1})
-	if err == nil || !strings.HasPrefix(err.Error(), "point 0 (compute_scale=1 L_ns=2500 o_ns=1500 g_ns=1000 G_ns_per_byte=6 O_ns_per_byte=0 S_bytes=10): ") {
+	if err == nil || !strings.HasPrefix(err.Error(), s.InputPath()+": point 0 (compute_scale=1 L_ns=2500 o_ns=1500 g_ns=1000 G_ns_per_byte=6 O_ns_per_byte=0 S_bytes=10): ") {
 		t.Fatalf("error %v", err)
 	}
 	var dl *sim.DeadlockError

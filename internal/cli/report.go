@@ -70,10 +70,6 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	o.Result = pos[0]
-	if err := needsFlags(setFlags(fs), reportNeeds); err != nil {
-		printErr(stderr, "report", err)
-		return ExitUsage
-	}
 	if ranks != "" {
 		r, err := parseRanks(ranks)
 		if err != nil || len(r) == 0 {
@@ -83,6 +79,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		for _, x := range r {
 			o.Report.TimelineSelect = append(o.Report.TimelineSelect, int(x))
 		}
+	}
+	if err := needsFlags(setFlags(fs), reportNeeds); err != nil {
+		printErr(stderr, "report", err)
+		return ExitUsage
 	}
 	o.Report.Generator = "gopsim " + versionString()
 	if err := Report(o, stdout); err != nil {
