@@ -172,6 +172,9 @@ func (p *Program) Run(opt Options) (*Result, error) {
 // sparseSlack per op (and more than minSparse in all), with a message
 // that says which numbers to change.
 func checkResources(ranks, cpus, nics, ops int) error {
+	if ranks < 1 {
+		return fmt.Errorf("sim: a schedule of %d ranks: there is no rank to simulate", ranks)
+	}
 	cells := int64(ranks) * int64(cpus+2*nics)
 	if cells > MaxResourceSlots {
 		return fmt.Errorf("sim: %d ranks with %d CPUs and %d NICs each need %d resource clocks (%d GiB); the limit is %d",

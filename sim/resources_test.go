@@ -48,3 +48,17 @@ func TestSparseResources(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRanks: a schedule of 0 ranks built in memory is an error, not a
+// 0 ns result at a rank that does not exist.
+func TestNoRanks(t *testing.T) {
+	s := goal.NewSchedule(0)
+	if _, err := Run(s, Options{Params: DefaultParams()}); err == nil || !strings.Contains(err.Error(), "0 ranks") {
+		t.Errorf("Run: %v", err)
+	}
+	if p, err := Compile(s); err == nil {
+		if _, err := p.Run(Options{Params: DefaultParams()}); err == nil || !strings.Contains(err.Error(), "0 ranks") {
+			t.Errorf("Program.Run: %v", err)
+		}
+	}
+}
