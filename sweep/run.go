@@ -379,11 +379,14 @@ func openResults(path string, rf *resultFile, logw io.Writer) (*os.File, error) 
 func LockPath(csv string) string { return csv + ".lock" }
 
 // lockOutput checks that out is a regular file (or absent: the CSV is
-// read back to resume, so a FIFO or a device cannot be one) and takes its
-// lock.
+// read back to resume, so a FIFO or a device cannot be one) and takes the
+// lock of the file it names (through symbolic links).
 func lockOutput(out string) (*lockfile.Lock, error) {
 	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("sweep: output %s is not a regular file (%v): a sweep reads its CSV back to resume, so it must be a file", out, st.Mode().Type())
+	}
+	if real, err := filepath.EvalSymlinks(out); err == nil {
+		out = real // two names of one CSV share its lock
 	}
 	l, err := lockfile.Acquire(LockPath(out))
 	if err != nil {

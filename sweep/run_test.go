@@ -588,6 +588,19 @@ func TestTwoRunsOneOutput(t *testing.T) {
 	if _, err := os.Stat(LockPath(s.OutputPath())); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock file left after the run: %v", err)
 	}
+	// A second name of the same CSV (a symbolic link) shares its lock.
+	link := filepath.Join(t.TempDir(), "link.csv")
+	if err := os.Symlink(s.OutputPath(), link); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockOutput(s.OutputPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), s, Options{Output: link}); !errors.Is(err, lockfile.ErrHeld) {
+		t.Errorf("a run through a link to the CSV: %v, want the lock held", err)
+	}
+	lock.Release()
 	// Afterwards the CSV resumes as usual.
 	if sum := runSweep(t, s, Options{}); sum.Already != 4 || sum.Ran != 0 {
 		t.Errorf("run after: %+v", sum)
