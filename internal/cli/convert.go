@@ -104,18 +104,11 @@ func (f fromFlag) Set(v string) error {
 
 func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	algos := collAlgoFlag{}
-	o.Trace.CollAlgo = algos
 	fs.Var(fromFlag{&o.To, convertOutputs}, "to", "the output's `FORMAT`: goal (text if OUT ends in .goal, else binary) or tit (a SimGrid time-independent trace: one shared file, compute at --host-speed)")
 	fs.Var(fromFlag{&o.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
-	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (MPICH's choice)")
-	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
-	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
-	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
-	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
+	convertTraceFlags(fs, o)
 	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time, and with --to tit time into compute actions")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the ranks converted on stderr (it is drawn only when stderr is a terminal)")
-	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim convert [flags] IN OUT
 
@@ -158,6 +151,19 @@ Flags (trace input only, but --to and --host-speed):
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// convertTraceFlags registers the flags of a trace's conversion, which
+// `gopsim convert` and `gopsim validate` share.
+func convertTraceFlags(fs *flag.FlagSet, o *ConvertOptions) {
+	algos := collAlgoFlag{}
+	o.Trace.CollAlgo = algos
+	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (MPICH's choice)")
+	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
+	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
+	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
+	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
+	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) int {
