@@ -36,7 +36,11 @@ type RankTimes struct {
 	NoInit bool
 	// InMPI is the time inside MPI calls between InitEnd and
 	// FinalizeStart: the union of their [Start, End] intervals (calls
-	// that overlap, from several threads, count once). A record of a run
+	// that overlap, from several threads, count once). The calls are those
+	// the Source returns: the tracer does not record local queries such
+	// as MPI_Comm_rank, the importers skip them too, and with
+	// Unsupported "calc" they skip the calls they cannot model; the time
+	// of those counts as outside MPI, as it does for Convert. A record of a run
 	// of failed polls (Polls > 1) counts from its first call's start to
 	// its last call's end, the application's work between the polls
 	// included.
