@@ -126,7 +126,7 @@ func Run(src trace.Source, opt Options) (*Result, error) {
 	}
 	res, err := simulate(s, opt.Params)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("simulating the schedule converted from the trace: %w", err)
 	}
 	out, err := Compare(measured, res)
 	if err != nil {
