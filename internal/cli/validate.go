@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -123,6 +124,9 @@ func Validate(o ValidateOptions, given map[string]bool, w, log io.Writer) error 
 		fmt.Fprintf(log, "warning: %s\n", w)
 	}
 	res, err := validation.Run(src, validation.Options{Params: o.Params, Convert: o.Convert.Trace})
+	if errors.Is(err, trace.ErrNoTimestamps) {
+		return fmt.Errorf("%w: validate needs a trace with timestamps", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,15 +1,19 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/validation"
 )
 
 var updateValidate = flag.Bool("update-validate", false, "rewrite testdata/validate_*")
@@ -116,6 +120,7 @@ func TestValidateErrors(t *testing.T) {
 		writeFile(t, cut, trace.FileName(r), string(data))
 	}
 	badParams := writeFile(t, dir, "bad.json", `{"L_ns": 1000, "Lns": 3}`)
+	untimed := untimedTrace(t, filepath.Join(dir, "untimed"))
 	cases := []struct {
 		name string
 		args []string
@@ -137,6 +142,8 @@ func TestValidateErrors(t *testing.T) {
 			"--timemult applies to liballprof traces; ../../trace/testdata/irregular is a gopsim trace"},
 		{"bad parameter file", []string{"validate", "--params", badParams, "../../trace/testdata/irregular"}, ExitError, "bad.json"},
 		{"cut rank file", []string{"validate", cut}, ExitError, filepath.Join(cut, trace.FileName(2))},
+		{"no timestamps", []string{"validate", untimed}, ExitError,
+			filepath.Join(untimed, trace.FileName(0)) + ": rank 0: trace: no timestamps: every one of its 3 records is at time 0: validate needs a trace with timestamps"},
 		{"unsupported calls", []string{"validate", "../../trace/testdata/otf2/sstmacro-otf2-10"}, ExitError,
 			"MPI_Iallgather without collective events"},
 	}
@@ -273,5 +280,76 @@ func checkValidateMPI(t *testing.T, dir string) {
 	if v.MeasuredNs != maxM || v.SimulatedNs != s.MaxTime || v.Ratio != float64(s.MaxTime)/float64(maxM) ||
 		v.PerRank.SimulatedNs[0] != s.PerRank[0] || v.PerRank.SimulatedNs[1] != s.PerRank[1] {
 		t.Errorf("measured %d ns, simulated %d ns %v, ratio %v; want %d, %d %v", v.MeasuredNs, v.SimulatedNs, v.PerRank.SimulatedNs, v.Ratio, maxM, s.MaxTime, s.PerRank)
+	}
+}
+
+// untimedTrace writes a one-rank trace whose records are all at time 0
+// into dir and returns dir.
+func untimedTrace(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := trace.NewWriter(&buf, trace.Header{Rank: 0, Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*trace.Comm{{ID: 0, Members: []int32{0}}, {ID: 1, Members: []int32{0}}} {
+		if err := w.WriteComm(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bar := trace.NewCall(trace.FuncBarrier, 0, 0)
+	bar.Comm = 0
+	for _, c := range []trace.Call{trace.NewCall(trace.FuncInit, 0, 0), bar, trace.NewCall(trace.FuncFinalize, 0, 0)} {
+		if err := w.WriteCall(&c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(trace.EndFinalize); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, trace.FileName(0), buf.String())
+	return dir
+}
+
+// TestValidateTextManyRanks: beyond 64 ranks the text form lists the 64
+// with the longest measured times, in rank order.
+func TestValidateTextManyRanks(t *testing.T) {
+	const n = 70
+	measured := make([]trace.RankTimes, n)
+	res := &sim.Result{PerRank: make([]int64, n), Breakdown: make([]sim.Breakdown, n)}
+	for r := range n {
+		// Ranks 10..15 have the shortest measured times.
+		m := int64(1000 + r)
+		if r >= 10 && r < 16 {
+			m = int64(r)
+		}
+		measured[r] = trace.RankTimes{FinalizeStart: m}
+		res.PerRank[r], res.Breakdown[r] = 500, sim.Breakdown{Finish: 500, Calc: 500}
+	}
+	c, err := validation.Compare(measured, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stats = &trace.ConvertStats{}
+	var b strings.Builder
+	if err := newValidateReport(ValidateOptions{Input: "big"}, "gopsim", c).text(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "the 64 ranks with the longest measured times of 70 (--json has every rank)") {
+		t.Errorf("no note of the ranks listed:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		for r := 10; r < 16; r++ {
+			if strings.HasPrefix(line, fmt.Sprintf("%-6d ", r)) {
+				t.Errorf("rank %d listed: %s", r, line)
+			}
+		}
+	}
+	if !strings.Contains(out, "\n69 ") || !strings.Contains(out, "slowest rank: measured 1069 ns (0.000001 s) at rank 69") {
+		t.Errorf("rank 69 missing:\n%s", out)
 	}
 }
