@@ -163,10 +163,16 @@ func validateFormat(in, from string) (string, error) {
 // without an MPI_Init record to log.
 func logValidation(log io.Writer, in, from string, src trace.Source, res *validation.Result) {
 	var noInit []int
+	oneEnd := true // only MPI_Init's end and MPI_Finalize's start recorded
 	for r, x := range res.Ranks {
 		if x.Measured.NoInit {
 			noInit = append(noInit, r)
 		}
+		m := x.Measured
+		oneEnd = oneEnd && m.InitStart == m.InitEnd && m.FinalizeStart == m.FinalizeEnd
+	}
+	if oneEnd {
+		fmt.Fprintf(log, "note: %s records the end of MPI_Init and the start of MPI_Finalize only: init_finalize_ns is the measured time\n", in)
 	}
 	if len(noInit) > 0 {
 		fmt.Fprintf(log, "warning: %s: no MPI_Init record in %d of %d ranks (%s): their times count from their first record\n",

@@ -58,6 +58,9 @@ func TestValidateGolden(t *testing.T) {
 			if !strings.Contains(errOut, "converted ../../trace/testdata/") || strings.Contains(out, "converted") {
 				t.Errorf("the conversion's log belongs on stderr:\nstdout %s\nstderr %s", out, errOut)
 			}
+			if strings.Contains(tc.golden, "bcast") && !strings.Contains(errOut, "records the end of MPI_Init and the start of MPI_Finalize only") {
+				t.Errorf("no note that liballprof has one end of MPI_Init and MPI_Finalize:\n%s", errOut)
+			}
 			checkGolden(t, tc.golden, out)
 			_, again, _ := run(tc.args...)
 			if again != out {
