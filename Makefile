@@ -204,7 +204,7 @@ proto:
 ACCURACY_FLAGS ?=
 
 .PHONY: accuracy
-accuracy: tracer
+accuracy: build tracer calibrate-deps
 	$(GO) run ./internal/accuracy $(ACCURACY_FLAGS)
 
 # ---- OTF2 traces: otf2-print (OTF2's reference printer) ----
