@@ -412,9 +412,34 @@ func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, err)
 		}
 	}
+	for _, q := range s.reqs {
+		if q.cancel {
+			cv.cancelUnknown(q, "MPI_Cancel of a request never completed (whether the cancel succeeded is not traced)")
+		}
+	}
 	blk := b.Block()
 	blk.Labels = append(blk.Labels[:0], cv.labels...)
 	return blk, nil
+}
+
+// cancelUnknown handles a cancelled request whose outcome the trace does
+// not say (no completion reported MPI_Test_cancelled): it is listed as
+// unsupported under why, and with Unsupported "calc" modelled as
+// cancelled, its operation a no-op, as a cancel that succeeded would be.
+func (cv *converter) cancelUnknown(q *request, why string) {
+	cv.stats.Unsupported[why]++
+	if cv.opt.Unsupported == "calc" {
+		cv.cancelled(q)
+	}
+}
+
+// cancelled turns the operation of request q into a no-op: a receive that
+// was cancelled matched no message, and a send that was cancelled was
+// never matched, so neither side communicated.
+func (cv *converter) cancelled(q *request) {
+	for _, id := range q.ops {
+		cv.b.Set(id, goal.Op{Kind: goal.Calc})
+	}
 }
 
 // strided labels send op id as non-contiguous with stride bytes (nothing
@@ -591,9 +616,7 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 			}
 			delete(s.reqs, d.Request)
 			if d.Cancelled { // the operation never happened
-				for _, id := range q.ops {
-					b.Set(id, goal.Op{Kind: goal.Calc})
-				}
+				cv.cancelled(q)
 				continue
 			}
 			if q.recv && d.Peer != None {
@@ -616,6 +639,9 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 		}
 	case ClassRequestFree:
 		cv.compute(s, c)
+		if q := s.reqs[c.Request]; q != nil && q.cancel {
+			cv.cancelUnknown(q, "MPI_Request_free of a cancelled request (whether the cancel succeeded is not traced)")
+		}
 		delete(s.reqs, c.Request) // the operation completes; nobody waits for it
 	case ClassCollective, ClassICollective:
 		cv.compute(s, c)
