@@ -146,6 +146,11 @@ for the time between MPI calls (for TIT, the flops of compute actions at
 each function with its count, unless --unsupported=calc. docs/formats.md
 says what each format gives.
 
+Communicator creation (Comm_split, Comm_dup, Cart_create, ...) becomes the
+allgather and allreduce the MPI library does over the parent communicator;
+a cancelled request becomes nothing (docs/formats.md, "From calls to a
+schedule").
+
 Flags (trace input only, but --to and --host-speed):
 `)
 		fs.PrintDefaults()
