@@ -203,11 +203,13 @@ proto:
 
 # ---- docs/accuracy.md: measured against simulated times ----
 
-# Runs the MPI examples and LAMMPS (examples/lammps) at 4 and 2 ranks
-# without and with the tracer, converts and simulates every trace with
-# LogGOPS parameters measured by the MPI ping-pong, and prints the tables of
-# docs/accuracy.md on stdout (about two minutes; not part of make test).
-# ACCURACY_FLAGS passes flags, e.g. ACCURACY_FLAGS="-reps 3 -np 4 -only LAMMPS".
+# Calibrates this machine with `gopsim calibrate --backend mpi`, then runs
+# every MPI example, LAMMPS (examples/lammps) and HPCC (examples/hpcc) at 2
+# ranks without and with the tracer, validates every trace against its
+# simulation with the calibrated parameters (as `gopsim validate --params`),
+# and prints the tables of docs/accuracy.md on stdout (a few minutes, on an
+# idle machine; not part of make test). ACCURACY_FLAGS passes flags, e.g.
+# ACCURACY_FLAGS="-reps 3 -only LAMMPS" or -params FILE to skip calibrating.
 ACCURACY_FLAGS ?=
 
 .PHONY: accuracy
