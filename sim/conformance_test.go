@@ -51,8 +51,8 @@ func readConformance(t *testing.T, path string) []conformanceRow {
 			dir = filepath.Join(dir, "goal")
 		}
 		r := conformanceRow{name: rec[col["case"]], file: filepath.Join(dir, rec[col["goal"]]), max: -1}
-		r.p = Params{L: num(rec, "L"), Overhead: num(rec, "o"), Gap: num(rec, "g"), GapPerByte: num(rec, "G"),
-			OverheadPerByte: num(rec, "O"), EagerLimit: num(rec, "S")}
+		r.p = Params{L: float64(num(rec, "L")), Overhead: float64(num(rec, "o")), Gap: float64(num(rec, "g")), GapPerByte: float64(num(rec, "G")),
+			OverheadPerByte: float64(num(rec, "O")), EagerLimit: num(rec, "S")}
 		if i, ok := col["max_time_ns"]; ok && rec[i] != "" {
 			r.max = num(rec, "max_time_ns")
 		}

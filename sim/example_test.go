@@ -66,7 +66,7 @@ recv 1024b from 0 tag 7
 	if err != nil {
 		panic(err)
 	}
-	for _, L := range []int64{2500, 500} {
+	for _, L := range []float64{2500, 500} {
 		params := sim.DefaultParams()
 		params.L = L
 		res, err := p.Run(sim.Options{Params: params})

@@ -198,7 +198,7 @@ func TestSpecErrors(t *testing.T) {
 		{"string value", "s.toml", in + "[grid]\nS_bytes = [\"1\"]\n", "s.toml:3:12: ", "expected a number, found a string"},
 		{"step zero", "s.toml", in + "[grid]\nL_ns = {from = 1, to = 10, step = 0}\n", "s.toml:3:35: ", "does not lead"},
 		{"step wrong way", "s.toml", in + "[grid]\nL_ns = {from = 1, to = 10, step = -1}\n", "s.toml:3:35: ", "does not lead"},
-		{"step fractional", "s.toml", in + "[grid]\nL_ns = {from = 1, to = 10, step = 0.5}\n", "s.toml:3:35: ", "not an integer"},
+		{"step fractional", "s.toml", in + "[grid]\nS_bytes = {from = 1, to = 10, step = 0.5}\n", "s.toml:3:38: ", "not an integer"},
 		{"step and factor", "s.toml", in + "[grid]\nL_ns = {from = 1, to = 10, step = 1, factor = 2}\n", "s.toml:3:8: ", "one of step"},
 		{"no to", "s.toml", in + "[grid]\nL_ns = {from = 1, step = 1}\n", "s.toml:3:8: ", "needs from and to"},
 		{"range key", "s.toml", in + "[grid]\nL_ns = {from = 1, to = 2, by = 1}\n", "s.toml:3:27: ", `unknown key "by"`},

@@ -248,7 +248,7 @@ func (c *calibration) fit(stat func([]float64) float64, a, b int) logGP {
 // params rounds f to whole units of 1/unit ns (L at least 0), with S the
 // eager limit.
 func (f logGP) params(unit float64, eager int64) sim.Params {
-	r := func(x float64) int64 { return int64(math.Round(x * unit)) }
+	r := func(x float64) float64 { return math.Round(x * unit) }
 	return sim.Params{L: max(0, r(f.L)), Overhead: r(f.o), Gap: r(f.g), GapPerByte: r(f.G), EagerLimit: eager}
 }
 
@@ -512,7 +512,7 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 		fmt.Fprintf(w, "### %d ranks\n\nSimulated with:\n\n", sec.ranks)
 		for _, m := range sec.models {
 			p := m.params
-			fmt.Fprintf(w, "- %s: L=%d, o=%d, g=%d, G=%d, O=%d, S=%d bytes", m.name, p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+			fmt.Fprintf(w, "- %s: L=%g, o=%g, g=%g, G=%g, O=%g, S=%d bytes", m.name, p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
 			for _, r := range p.Ranges {
 				fmt.Fprintf(w, "; from %d bytes L=%g, o=%g, g=%g, G=%g", r.MinBytes, r.L, r.Overhead, r.Gap, r.GapPerByte)
 			}
