@@ -96,7 +96,8 @@ func loadText(t testing.TB, path string) *goal.Schedule {
 }
 
 // TestConformance runs every row of LogGOPSim's printed results and the
-// edge cases, with both event queues, and demands the exact times.
+// edge cases, with both event queues, and demands the exact times; and
+// once more counting ps instead of ns, which must not change them.
 func TestConformance(t *testing.T) {
 	rows := readConformance(t, "testdata/conformance/expected.csv")
 	rows = append(rows, readConformance(t, "testdata/conformance/edge/expected.csv")...)
@@ -105,18 +106,19 @@ func TestConformance(t *testing.T) {
 	}
 	cache := map[string]*goal.Schedule{}
 	for _, row := range rows {
-		for _, q := range []QueueKind{RadixQueue, HeapQueue} {
-			name := row.name
-			if q == HeapQueue {
-				name += "/heap"
-			}
+		for _, v := range []struct {
+			suffix string
+			q      QueueKind
+			ps     bool
+		}{{"", RadixQueue, false}, {"/heap", HeapQueue, false}, {"/ps", RadixQueue, true}} {
+			name, q := row.name+v.suffix, v.q
 			t.Run(name, func(t *testing.T) {
 				s := cache[row.file]
 				if s == nil {
 					s = loadText(t, row.file)
 					cache[row.file] = s
 				}
-				res, err := Run(s, Options{Params: row.p, Queue: q})
+				res, err := Run(s, Options{Params: row.p, Queue: q, psAlways: v.ps})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -236,10 +236,17 @@ func recordNs(rec []OpRecord, scale int64) []OpRecord {
 // order, to ns so that they add up to the interval's rounded length:
 // each part is the difference of its rounded end and start.
 func splitNs(t0, scale int64, parts ...*int64) {
+	round := func(t int64) int64 { // toNs, for any sign
+		q := (t + scale/2) / scale
+		if (t+scale/2)%scale < 0 {
+			q--
+		}
+		return q
+	}
 	at := t0
 	for _, p := range parts {
 		next := at + *p
-		*p = toNs(next, scale) - toNs(at, scale)
+		*p = round(next) - round(at)
 		at = next
 	}
 }

@@ -20,11 +20,20 @@ import (
 // ParseBytes.
 var ErrUnit = errors.New("sim: bad quantity")
 
-// timeUnits are the time units, in ns.
+// timeUnits are the time units, in ns; a negative number is a divisor
+// (so that 13ps is 13/1000 = 0.013 ns, not 13·0.001).
 var timeUnits = []struct {
 	name string
 	ns   float64
-}{{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"μs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"ps", 1e-3}}
+}{{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"μs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"ps", -1e3}}
+
+// inNs is v of a time unit worth ns (timeUnits) in ns.
+func inNs(v, ns float64) float64 {
+	if ns < 0 {
+		return v / -ns
+	}
+	return v * ns
+}
 
 // byteUnits are the size units, in bytes: SI prefixes are powers of 1000,
 // binary ones (KiB, MiB, ...) powers of 1024. For bandwidths, a lower-case
@@ -111,7 +120,7 @@ func ParseDuration(s string) (float64, error) {
 	if !ok {
 		return 0, fmt.Errorf("%w %s: unknown time unit %s (expected %s)", ErrUnit, quote(s), quote(u), timeUnitNames)
 	}
-	return finite(s, v*ns)
+	return finite(s, inNs(v, ns))
 }
 
 func timeUnit(u string) (float64, bool) {
@@ -139,7 +148,7 @@ func ParsePerByte(s string) (float64, error) {
 		return 0, fmt.Errorf("%w %s: unknown unit %s (expected %s)", ErrUnit, quote(s), quote(u), perByteUnitNames)
 	}
 	if ns, ok := timeUnit(num); ok && (den == "B" || den == "byte") {
-		return finite(s, v*ns)
+		return finite(s, inNs(v, ns))
 	}
 	if den == "s" {
 		if b, ok := sizeUnit(num, true); ok {
