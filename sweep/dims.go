@@ -147,6 +147,26 @@ func dimNames() string {
 // Get returns p's value of d.
 func (d *Dim) Get(p *Point) float64 { return d.get(p) }
 
+// parse reads a value of d written with a unit: a time for a dimension
+// in ns ("1.5us"), a per-byte cost or a bandwidth for one in ns/byte
+// ("12.5GB/s"), a size for one in bytes ("64KiB"). ok is false for a
+// dimension without such units.
+func (d *Dim) parse(s string) (v float64, ok bool, err error) {
+	switch d.Unit {
+	case "ns":
+		v, err = sim.ParseDuration(s)
+	case "ns/byte":
+		v, err = sim.ParsePerByte(s)
+	case "bytes":
+		var n int64
+		n, err = sim.ParseBytes(s)
+		v = float64(n)
+	default:
+		return 0, false, nil
+	}
+	return v, true, err
+}
+
 // check reports why v is not a value of d.
 func (d *Dim) check(v float64) error {
 	switch {

@@ -54,7 +54,7 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	fs.Var(perByteFlag{&o.Params.GapPerByte}, "G", "NIC gap `G` per byte: ns/byte unless a unit is given (0.08, 80ps/B), or a bandwidth (12.5GB/s, 100Gb/s, 1GiB/s)")
 	fs.Var(perByteFlag{&o.Params.OverheadPerByte}, "O", "CPU overhead `O` per byte: ns/byte unless a unit is given, or a bandwidth")
 	fs.Var(bytesFlag{&o.Params.EagerLimit}, "S", "eager limit `S`: larger messages use rendezvous; bytes unless a unit is given (64KiB)")
-	fs.StringVar(&o.ParamsFile, "params", "", "JSON parameter `file` (keys L_ns o_ns g_ns G_ns_per_byte O_ns_per_byte S_bytes); flags given on the command line override it")
+	fs.StringVar(&o.ParamsFile, "params", "", "JSON parameter `file` (keys L_ns o_ns g_ns G_ns_per_byte O_ns_per_byte S_bytes, ranges and model sections; numbers with decimals, or strings with a unit: \"1.5us\", \"12.5GB/s\", \"64KiB\"; keys are case-sensitive); flags given on the command line override it")
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object (max_time_ns, per_rank_ns, events, params, ...) instead of text")
 	fs.BoolVar(&o.Timing, "timing", false, "with --json, also report wall time (makes the output vary between runs)")
 	fs.StringVar(&o.queueName, "queue", "radix", "event queue: `radix` (default) or heap (cross-check; same results)")
@@ -66,7 +66,7 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	o.Memory.flags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model (or another of the family: --model) and prints each rank's\nfinishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nFlags:\n")
+		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model (or another of the family: --model) and prints each rank's\nfinishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nParameters take decimals and units (-L 1.5us -o 0.35us -G 100Gb/s -S 64KiB).\nThe engine rounds each to a picosecond, counts ps when one is not a whole\nns, and rounds results once to whole ns (docs/model.md).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return o, fs
