@@ -132,8 +132,14 @@ func (x *extras) charge(r int32, t, length int64) int64 {
 	return n * x.scale
 }
 
-// nsOf returns engine time t in the ns of the network model (rounded).
-func (x *extras) nsOf(t int64) int64 { return toNs(t, x.scale) }
+// nsOf returns engine time t in the ns of the network model (rounded);
+// topology.Never stays Never.
+func (x *extras) nsOf(t int64) int64 {
+	if t == topology.Never {
+		return t
+	}
+	return toNs(t, x.scale)
+}
 
 // wake queues the arrivals the network hands back before the event at
 // time head is processed.

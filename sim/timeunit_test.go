@@ -10,6 +10,7 @@ import (
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/noise"
+	"github.com/gopsim/gopsim/topology"
 )
 
 // burst is rank 0 sending n eager messages of size bytes to rank 1,
@@ -155,8 +156,9 @@ func fractionalParams() Params {
 		Ranges: []Range{{MinBytes: 4097, MaxBytes: 1 << 30, L: 1500.5, Overhead: 700.125, Gap: 1000.001, GapPerByte: 0.125, OverheadPerByte: 0.031}}}
 }
 
-// TestFractionalModesAgree: fractional parameters give the same results
-// in memory and streamed, with either event queue, run after run.
+// TestFractionalModesAgree: fractional parameters give the same results,
+// noise included, in memory and streamed, with either event queue, run
+// after run.
 func TestFractionalModesAgree(t *testing.T) {
 	cases := []*goal.Schedule{}
 	for _, f := range conformanceGoals()[:12] {
@@ -174,7 +176,11 @@ func TestFractionalModesAgree(t *testing.T) {
 		var want *Result
 		for _, q := range []QueueKind{RadixQueue, HeapQueue} {
 			for _, p := range []*Program{mem, str, mem} {
-				res, err := p.Run(Options{Params: fractionalParams(), Queue: q, Breakdown: true})
+				nz, err := noise.New(noise.Config{Seed: 9, PeriodNs: 7000, PeriodDurNs: 300, Stragglers: []int32{0}, Factor: 1.25}, p.NumRanks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := p.Run(Options{Params: fractionalParams(), Queue: q, Breakdown: true, Noise: nz})
 				if err != nil && !errors.As(err, new(*DeadlockError)) {
 					t.Fatal(err)
 				}
@@ -297,5 +303,49 @@ func TestTimeBeyondMaxTime(t *testing.T) {
 	res, err := Run(calcs(4, MaxTime/4), Options{Params: DefaultParams()})
 	if err != nil || res.MaxTime != MaxTime {
 		t.Fatalf("%v, %v", res, err)
+	}
+}
+
+// TestTimeUnitsNetwork: under the congestion models, counting ps with
+// whole parameters gives what counting ns gives, and fractional
+// parameters give the same results with either queue, run after run.
+func TestTimeUnitsNetwork(t *testing.T) {
+	g, err := topology.Generate("fattree:k=4,n=2,oversub=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(patternSchedule(t, "linear_alltoall", 8, 4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := topology.Linear(g, p.NumRanks, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []topology.Model{topology.Simple, topology.Flow} {
+		run := func(par Params, q QueueKind, ps bool) string {
+			net, err := topology.NewNetwork(g, m, topology.Options{Model: model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nz, err := noise.New(noise.Config{Seed: 5, Dist: "exp", MeanIntervalNs: 20000, MeanDurNs: 900}, p.NumRanks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Run(Options{Params: par, Queue: q, Network: net, Noise: nz, Record: true, psAlways: ps})
+			if err != nil {
+				t.Fatalf("%s, queue %d, ps %v, %s: %v", model, q, ps, par, err)
+			}
+			return fmt.Sprintf("%v %+v", res.PerRank, res.Record)
+		}
+		if ns, ps := run(DefaultParams(), RadixQueue, false), run(DefaultParams(), RadixQueue, true); ns != ps {
+			t.Errorf("%s: ns and ps differ:\n%s\n%s", model, ns, ps)
+		}
+		want := run(fractionalParams(), RadixQueue, false)
+		for _, q := range []QueueKind{RadixQueue, HeapQueue} {
+			if got := run(fractionalParams(), q, false); got != want {
+				t.Errorf("%s, queue %d: fractional runs differ:\n%s\n%s", model, q, got, want)
+			}
+		}
 	}
 }
