@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 )
 
 // Params are the LogGOPS parameters: L, o and g in ns, G and O in ns
@@ -105,8 +106,9 @@ func (p Params) Validate() error {
 
 // String formats the parameters with their units.
 func (p Params) String() string {
-	s := fmt.Sprintf("L=%g ns, o=%g ns, g=%g ns, G=%g ns/byte, O=%g ns/byte, S=%d bytes",
-		p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	s := fmt.Sprintf("L=%s ns, o=%s ns, g=%s ns, G=%s ns/byte, O=%s ns/byte, S=%d bytes",
+		f(p.L), f(p.Overhead), f(p.Gap), f(p.GapPerByte), f(p.OverheadPerByte), p.EagerLimit)
 	for _, r := range p.Ranges {
 		s += fmt.Sprintf("; %d..%d bytes: L=%g ns, o=%g ns, g=%g ns, G=%g ns/byte, O=%g ns/byte",
 			r.MinBytes, r.MaxBytes, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte)
