@@ -49,3 +49,15 @@ func TestSimUnits(t *testing.T) {
 		t.Fatalf("exit %d:\n%s%s", code, out, e)
 	}
 }
+
+// TestSimTimeBeyondMaxTime: a per-byte cost beyond the largest time is an
+// error naming the op and the product, not a wrapped or clamped time.
+func TestSimTimeBeyondMaxTime(t *testing.T) {
+	dir := t.TempDir()
+	sched := writeFile(t, dir, "huge.goal", "num_ranks 2\nrank 0 {\nl1: send 2199023255552b to 1 tag 0\n}\nrank 1 {\nl1: recv 2199023255552b from 0 tag 0\n}\n")
+	code, out, e := run("sim", "-G", "4194305", sched)
+	want := "rank 0 op 0 (l1): send 2199023255552 bytes: (s-1)·G = 2199023255551 bytes × 4.194305e+06 ns/byte: beyond the largest time the engine represents"
+	if code != ExitError || !strings.Contains(e, want) || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, out, e, want)
+	}
+}
