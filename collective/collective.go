@@ -131,6 +131,14 @@ type Spec struct {
 	NIC uint16 // NIC for every message
 
 	Segment uint64 // pipeline segment in bytes; 0 means the algorithm's default
+	// ElemSize is the size of one element of the datatype in bytes (0
+	// means 1). Open MPI's algorithms split buffers by elements and
+	// switch algorithms on element counts; the others take a byte as an
+	// element.
+	ElemSize uint64
+	// Block marks MPI_Reduce_scatter_block among the ReduceScatter calls:
+	// Open MPI chooses its algorithm by another table.
+	Block bool
 	Radix   int    // fan-out of k-ary and n-way algorithms; 0 means the default
 
 	// ReduceNsPerByte, when positive, adds a calc op of

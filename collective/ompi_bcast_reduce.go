@@ -1,0 +1,278 @@
+package collective
+
+// Open MPI's broadcasts and reductions over trees (ompi/mca/coll/base/
+// coll_base_bcast.c and coll_base_reduce.c, tag v4.1.4): one generic
+// segmented broadcast and one generic segmented reduction, run on the
+// trees of ompi_tree.go, plus the linear ones.
+
+func init() {
+	for _, t := range []struct{ name, doc string }{
+		{"ompi_binomial", "binomial tree (Open MPI ompi_coll_base_bcast_intra_binomial: build_bmtree, children nearest first)"},
+		{"ompi_bintree", "binary tree filled level by level (Open MPI ompi_coll_base_bcast_intra_bintree: build_tree(2))"},
+		{"ompi_pipeline", "one chain root, root+1, ... (Open MPI ompi_coll_base_bcast_intra_pipeline: build_chain(1))"},
+		{"ompi_chain", "Spec.Radix chains from the root (default 1: Open MPI's fixed rules pass fanout 0, raised to 1; ompi_coll_base_bcast_intra_chain: build_chain)"},
+		{"ompi_knomial", "k-nomial tree of radix Spec.Radix (default 4, coll_tuned_bcast_knomial_radix; Open MPI ompi_coll_base_bcast_intra_knomial: build_kmtree)"},
+	} {
+		name := t.name
+		register(&Algorithm{Op: Bcast, Name: name,
+			Doc:  t.doc + "; Open MPI's generic segmented broadcast: the message in Spec.Segment-byte segments (0: one segment, as the fixed rules run it), an inner rank forwards segment k to all children once it arrived and segment k-1's sends completed, with the next receive posted ahead",
+			emit: func(e *emitter) { ompiBcastTree(e, ompiTreeFor(Bcast, name, e)) }})
+	}
+	register(&Algorithm{Op: Bcast, Name: "ompi_linear",
+		Doc:  "linear (Open MPI ompi_coll_base_bcast_intra_basic_linear): the root isends the whole buffer to every rank, in rank order, and waits for all",
+		emit: ompiBcastLinear})
+	for _, t := range []struct{ name, doc string }{
+		{"ompi_binomial", "in-order binomial tree (Open MPI ompi_coll_base_reduce_intra_binomial: build_in_order_bmtree)"},
+		{"ompi_binary", "binary tree filled level by level (Open MPI ompi_coll_base_reduce_intra_binary: build_tree(2))"},
+		{"ompi_pipeline", "one chain ending at the root (Open MPI ompi_coll_base_reduce_intra_pipeline: build_chain(1))"},
+		{"ompi_chain", "Spec.Radix chains into the root (default 1: the fixed rules pass fanout 0; Open MPI ompi_coll_base_reduce_intra_chain)"},
+		{"ompi_in_order_binary", "in-order binary tree rooted at rank P-1, which then sends the result to the root if that is another rank (Open MPI ompi_coll_base_reduce_intra_in_order_binary)"},
+	} {
+		name := t.name
+		register(&Algorithm{Op: Reduce, Name: name,
+			Doc:  t.doc + "; Open MPI's generic segmented reduction: an inner rank receives segment by segment from each child in turn (the next receive posted before waiting for the previous), combines each, and sends a segment to its parent once all children's parts of it are in; Spec.Segment-byte segments (0: one)",
+			emit: func(e *emitter) { ompiReduceTree(e, name) }})
+	}
+	register(&Algorithm{Op: Reduce, Name: "ompi_linear",
+		Doc:  "linear (Open MPI ompi_coll_base_reduce_intra_basic_linear): every rank sends to the root, which receives from rank P-1 down to 0 one at a time, combining each",
+		emit: ompiReduceLinear})
+}
+
+// ompiElems is the number of elements of n bytes and the element size.
+func ompiElems(s *Spec, n uint64) (count, elem uint64) {
+	elem = s.ElemSize
+	if elem == 0 || n%elem != 0 {
+		elem = 1
+	}
+	return n / elem, elem
+}
+
+// ompiSegments cuts n bytes as Open MPI's COLL_BASE_COMPUTED_SEGCOUNT does
+// with a segment of Spec.Segment bytes: segments of round(seg/elem)
+// elements (no cut when seg is 0, below one element or not below n), the
+// last one shorter. It returns the segment size and count in bytes.
+func ompiSegments(s *Spec, n uint64) (seg, num uint64) {
+	count, elem := ompiElems(s, n)
+	segcount := count
+	if ss := s.Segment; ss >= elem && ss < elem*count {
+		segcount = ss / elem
+		if ss-segcount*elem > elem/2 {
+			segcount++
+		}
+	}
+	if segcount == 0 {
+		return 0, 1
+	}
+	return segcount * elem, (count + segcount - 1) / segcount
+}
+
+// ompiSegSize is the size of segment k of num segments of seg bytes out
+// of n.
+func ompiSegSize(n, seg, num, k uint64) uint64 {
+	if k == num-1 {
+		return n - (num-1)*seg
+	}
+	return seg
+}
+
+// ompiTreeFor builds the tree the Open MPI algorithm name runs on for op.
+func ompiTreeFor(op Op, name string, e *emitter) ompiTree {
+	me, root, p := e.me, e.s.Root, e.p
+	switch name {
+	case "ompi_binomial":
+		if op == Reduce {
+			return ompiInOrderBinomialTree(me, root, p)
+		}
+		return ompiBinomialTree(me, root, p)
+	case "ompi_bintree", "ompi_binary":
+		return ompiKaryTree(me, root, p, 2)
+	case "ompi_pipeline":
+		return ompiChain(me, root, p, 1)
+	case "ompi_chain":
+		return ompiChain(me, root, p, max(e.s.Radix, 1))
+	case "ompi_knomial":
+		radix := e.s.Radix
+		if radix < 2 {
+			radix = 4
+		}
+		return ompiKnomialTree(me, root, p, radix)
+	case "ompi_in_order_binary":
+		return ompiInOrderBinaryTree(me, p)
+	}
+	panic("collective: no Open MPI tree " + name)
+}
+
+// ompiBcastTree is ompi_coll_base_bcast_intra_generic on tree t. The root
+// isends segment k to every child once segment k-1's sends completed. An
+// inner rank forwards segment k once it arrived and segment k-1's sends
+// completed; it posts the receive of segment k after the sends of segment
+// k-2 completed (two receive buffers). A leaf posts receive k after
+// receive k-2 completed.
+func ompiBcastTree(e *emitter, t ompiTree) {
+	n := e.s.Size
+	if e.p < 2 {
+		return
+	}
+	seg, num := ompiSegments(e.s, n)
+	recvs := make([]int32, 0, num)
+	sends := make([][]int32, 0, num)
+	for k := uint64(0); k < num; k++ {
+		size := ompiSegSize(n, seg, num, k)
+		if t.parent >= 0 {
+			id := e.rawRecv(t.parent, size)
+			switch {
+			case k < 2:
+				e.requiresStart(id)
+			case len(t.children) == 0:
+				e.requires(id, recvs[k-2])
+			default:
+				for _, x := range sends[k-2] {
+					e.requires(id, x)
+				}
+			}
+			recvs = append(recvs, id)
+		}
+		var these []int32
+		for _, c := range t.children {
+			id := e.rawSend(c, size)
+			if t.parent >= 0 {
+				e.requires(id, recvs[k])
+			} else if k == 0 {
+				e.requiresStart(id)
+			}
+			if k > 0 {
+				for _, x := range sends[k-1] {
+					e.requires(id, x)
+				}
+			}
+			these = append(these, id)
+		}
+		sends = append(sends, these)
+	}
+	if len(t.children) > 0 {
+		e.end(sends[num-1]...)
+	} else {
+		e.end(recvs[max(0, len(recvs)-2):]...)
+	}
+}
+
+func ompiBcastLinear(e *emitter) {
+	if e.me != e.s.Root {
+		e.recv(e.s.Root, e.s.Size)
+		return
+	}
+	for i := 0; i < e.p; i++ {
+		if i != e.me {
+			e.send(i, e.s.Size)
+		}
+	}
+}
+
+// ompiReduceTree is ompi_coll_base_reduce_generic on the tree of name,
+// with no limit on outstanding requests (the fixed rules pass 0). A rank
+// with children runs one step per (segment, child) and a last one: post
+// the receive of this step, wait for the previous step's receive, combine
+// it, and, when that completed a segment, send the segment to the parent
+// (blocking). A leaf sends its segments one blocking send after another.
+func ompiReduceTree(e *emitter, name string) {
+	n := e.s.Size
+	if e.p < 2 {
+		return
+	}
+	root := e.s.Root
+	t := ompiTreeFor(Reduce, name, e)
+	if name == "ompi_in_order_binary" {
+		root = e.p - 1
+	}
+	seg, num := ompiSegments(e.s, n)
+	if len(t.children) == 0 {
+		for k := uint64(0); k < num; k++ {
+			e.send(t.parent, ompiSegSize(n, seg, num, k))
+			e.next()
+		}
+	} else {
+		ompiReduceInner(e, t, seg, num, e.me == root)
+	}
+	if name == "ompi_in_order_binary" && e.s.Root != e.p-1 {
+		switch e.me {
+		case e.p - 1:
+			e.send(e.s.Root, n)
+			e.next()
+		case e.s.Root:
+			e.recv(e.p-1, n)
+			e.next()
+		}
+	}
+}
+
+// ompiReduceInner is the loop of a rank with children; done is what the
+// previous step ended with, in program order.
+func ompiReduceInner(e *emitter, t ompiTree, seg, num uint64, isRoot bool) {
+	n := e.s.Size
+	c := uint64(len(t.children))
+	done := append([]int32(nil), e.prev...)
+	prev, prevSize := int32(-1), uint64(0)
+	for step := uint64(0); step <= num*c; step++ {
+		s, i := step/c, step%c
+		var cur int32 = -1
+		var size uint64
+		if s < num {
+			size = ompiSegSize(n, seg, num, s)
+			cur = e.rawRecv(t.children[i], size)
+			for _, x := range done {
+				e.requires(cur, x)
+			}
+		}
+		if prev >= 0 {
+			// wait for the previous receive and combine it
+			in := e.rawReduce(prevSize, prev)
+			if in != prev {
+				for _, x := range done {
+					e.requires(in, x)
+				}
+				done = append(done[:0], in)
+			} else {
+				done = append(done, prev)
+			}
+			if i == 0 && !isRoot { // segment s-1 is complete
+				snd := e.rawSend(t.parent, prevSize)
+				for _, x := range done {
+					e.requires(snd, x)
+				}
+				done = append(done[:0], snd)
+			}
+		}
+		prev, prevSize = cur, size
+	}
+	e.prev = e.prev[:0]
+	e.end(done...)
+	e.next()
+}
+
+func ompiReduceLinear(e *emitter) {
+	n := e.s.Size
+	if e.me != e.s.Root {
+		e.send(e.s.Root, n)
+		e.next()
+		return
+	}
+	// The root takes rank P-1's data as its start, then combines the
+	// others from P-2 down, its own data without a message.
+	for i := e.p - 1; i >= 0; i-- {
+		var in int32 = -1
+		if i != e.me {
+			in = e.recv(i, n)
+		}
+		if i == e.p-1 {
+			e.next()
+			continue
+		}
+		if in >= 0 {
+			e.reduce(n, in)
+		} else if t := e.reduceTime(n); t > 0 {
+			c := e.b.Calc(t, e.s.CPU)
+			e.inRound(c)
+		}
+		e.next()
+	}
+}
