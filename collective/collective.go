@@ -139,7 +139,7 @@ type Spec struct {
 	// Block marks MPI_Reduce_scatter_block among the ReduceScatter calls:
 	// Open MPI chooses its algorithm by another table.
 	Block bool
-	Radix   int    // fan-out of k-ary and n-way algorithms; 0 means the default
+	Radix int // fan-out of k-ary and n-way algorithms; 0 means the default
 
 	// ReduceNsPerByte, when positive, adds a calc op of
 	// round(bytes·ReduceNsPerByte) ns wherever received data is combined.

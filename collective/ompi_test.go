@@ -546,16 +546,16 @@ func TestOmpiSegmentCount(t *testing.T) {
 		wantSeg, wantN uint64
 	}{
 		{1000, 0, 8, 1000, 1},
-		{1000, 4, 8, 1000, 1},     // below one element
-		{1000, 1000, 8, 1000, 1},  // not below the data
-		{1000, 100, 8, 96, 11},    // 12.5 elements: 12 (half rounds down)
-		{1000, 101, 8, 104, 10},   // 12.625: 13
-		{1024, 256, 4, 256, 4},    // exact
-		{1026, 256, 1, 256, 5},    // last segment 2 bytes
-		{8192, 8192, 8, 8192, 1},  // the whole
-		{8192, 8191, 8, 8192, 1},  // 1023.875 elements: 1024, one segment
-		{8192, 4100, 8, 4096, 2},  // 512.5: 512
-		{8192, 4101, 8, 4104, 2},  // 512.625: 513
+		{1000, 4, 8, 1000, 1},    // below one element
+		{1000, 1000, 8, 1000, 1}, // not below the data
+		{1000, 100, 8, 96, 11},   // 12.5 elements: 12 (half rounds down)
+		{1000, 101, 8, 104, 10},  // 12.625: 13
+		{1024, 256, 4, 256, 4},   // exact
+		{1026, 256, 1, 256, 5},   // last segment 2 bytes
+		{8192, 8192, 8, 8192, 1}, // the whole
+		{8192, 8191, 8, 8192, 1}, // 1023.875 elements: 1024, one segment
+		{8192, 4100, 8, 4096, 2}, // 512.5: 512
+		{8192, 4101, 8, 4104, 2}, // 512.625: 513
 	} {
 		s := Spec{Size: tc.n, Segment: tc.seg, ElemSize: tc.elem}
 		seg, num := ompiSegments(&s, tc.n)
