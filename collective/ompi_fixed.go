@@ -14,11 +14,31 @@ const (
 	mib = 1024 * 1024
 )
 
-// ompiAlgs names Open MPI's algorithm numbers per operation (the
-// coll_tuned_<op>_algorithm values) with this package's algorithms.
+// ompiNames are Open MPI's names of its algorithm numbers per operation
+// (the coll_tuned_<op>_algorithm values, as the source lists them).
+var ompiNames = map[Op][]string{
+	Allreduce:     {"", "basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"},
+	Alltoall:      {"", "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"},
+	Alltoallv:     {"", "basic_linear", "pairwise"},
+	Barrier:       {"", "linear", "double_ring", "recursive_doubling", "bruck", "two_proc", "tree"},
+	Bcast:         {"", "basic_linear", "chain", "pipeline", "split_binary_tree", "binary_tree", "binomial", "knomial", "scatter_allgather", "scatter_allgather_ring"},
+	Reduce:        {"", "linear", "chain", "pipeline", "binary", "binomial", "in-order_binary", "rabenseifner"},
+	ReduceScatter: {"", "non-overlapping", "recursive_halving", "ring", "butterfly"},
+	Allgather:     {"", "linear", "bruck", "recursive_doubling", "ring", "neighbor", "two_proc"},
+	Allgatherv:    {"", "default", "bruck", "ring", "neighbor", "two_proc"},
+	Gather:        {"", "basic_linear", "binomial", "linear_sync"},
+	Scatter:       {"", "basic_linear", "binomial", "linear_nb"},
+}
+
+// ompiAlgs maps Open MPI's algorithm numbers to this package's
+// algorithms: the same algorithm where one exists (Open MPI's alltoall
+// linear_sync with its default of no request limit posts everything, as
+// linear does; two_proc is pairwise's one step at P = 2), an "ompi_" name
+// of Open MPI's own otherwise, or, for one not modelled, a name that is
+// not registered (SelectOpenMPI then uses its stand-in).
 var ompiAlgs = map[Op][]string{
 	Allreduce:     {"", "ompi_linear", "ompi_nonoverlapping", "recdoub", "ompi_ring", "ompi_segmented_ring", "ompi_redscat_allgather"},
-	Alltoall:      {"", "ompi_linear", "ompi_pairwise", "ompi_modified_bruck", "ompi_linear_sync", "ompi_two_proc"},
+	Alltoall:      {"", "linear", "ompi_pairwise", "ompi_modified_bruck", "linear", "ompi_pairwise"},
 	Alltoallv:     {"", "ompi_linear", "ompi_pairwise"},
 	Barrier:       {"", "ompi_linear", "ompi_double_ring", "recdoub", "dissemination", "ompi_two_proc", "ompi_tree"},
 	Bcast:         {"", "ompi_linear", "ompi_chain", "ompi_pipeline", "ompi_split_bintree", "ompi_bintree", "ompi_binomial", "ompi_knomial", "ompi_scatter_allgather", "ompi_scatter_allgather_ring"},
@@ -27,11 +47,14 @@ var ompiAlgs = map[Op][]string{
 	Allgather:     {"", "ompi_linear", "bruck", "ompi_recdoub", "ring", "ompi_neighbor", "ompi_two_proc"},
 	Allgatherv:    {"", "ompi_default", "ompi_bruck", "ompi_ring", "ompi_neighbor", "ompi_two_proc"},
 	Gather:        {"", "ompi_linear", "binomial", "ompi_linear_sync"},
-	Scatter:       {"", "ompi_linear", "binomial", "ompi_linear_nb"},
+	Scatter:       {"", "ompi_linear", "binomial", "linear"},
 }
 
-// ompiAlgsRSBlock names the algorithms of MPI_Reduce_scatter_block.
-var ompiAlgsRSBlock = []string{"", "ompi_linear", "ompi_recdoub", "ompi_recursive_halving", "ompi_butterfly"}
+// ompiNamesRSBlock and ompiAlgsRSBlock are MPI_Reduce_scatter_block's.
+var (
+	ompiNamesRSBlock = []string{"", "basic_linear", "recursive_doubling", "recursive_halving", "butterfly"}
+	ompiAlgsRSBlock  = []string{"", "ompi_block_linear", "ompi_block_recdoub", "ompi_block_recursive_halving", "ompi_block_butterfly"}
+)
 
 // ompiBasic is what the basic component runs for the operations tuned
 // leaves to it (ompi/mca/coll/basic, tag v4.1.4).
@@ -164,21 +187,16 @@ var ompiFixedRSBlock = []ompiBand{
 // model, the algorithms used in their place, best first: the closest in
 // messages and dependency structure.
 var ompiStandIn = map[string][]string{
-	"bcast/ompi_split_bintree":              {"ompi_bintree"},
-	"bcast/ompi_scatter_allgather":          {"scatter_recdoub_allgather", "scatter_ring_allgather"},
-	"bcast/ompi_scatter_allgather_ring":     {"scatter_ring_allgather"},
-	"reduce/ompi_redscat_gather":            {"rabenseifner", "ompi_linear"},
-	"alltoall/ompi_modified_bruck":          {"bruck"},
-	"barrier/ompi_tree":                     {"recdoub"},
-	"reduce_scatter/ompi_butterfly":         {"recursive_halving"},
-	"reduce_scatter/ompi_nonoverlapping":    {"pairwise"},
-	"reduce_scatter/ompi_linear":            {"pairwise"},
-	"reduce_scatter/ompi_recdoub":           {"recursive_halving"},
-	"allgather/ompi_linear":                 {"ring"},
-	"allgatherv/ompi_default":               {"ring"},
-	"allgatherv/ompi_bruck":                 {"ring"},
-	"allgatherv/ompi_neighbor":              {"ring"},
-	"gather/ompi_linear_sync":               {"ompi_linear", "linear"},
-	"scatter/ompi_linear_nb":                {"linear"},
-	"reduce_scatter/ompi_recursive_halving": {"recursive_halving"},
+	"bcast/ompi_split_bintree":                    {"ompi_bintree"},
+	"bcast/ompi_scatter_allgather":                {"scatter_recdoub_allgather", "scatter_ring_allgather"},
+	"bcast/ompi_scatter_allgather_ring":           {"scatter_ring_allgather"},
+	"reduce/ompi_redscat_gather":                  {"rabenseifner", "ompi_linear"},
+	"alltoall/ompi_modified_bruck":                {"bruck"},
+	"barrier/ompi_tree":                           {"recdoub"},
+	"reduce_scatter/ompi_butterfly":               {"recursive_halving"},
+	"reduce_scatter/ompi_recursive_halving":       {"recursive_halving"},
+	"reduce_scatter/ompi_block_recdoub":           {"recursive_halving"},
+	"reduce_scatter/ompi_block_recursive_halving": {"recursive_halving"},
+	"reduce_scatter/ompi_block_butterfly":         {"recursive_halving"},
+	"allgatherv/ompi_bruck":                       {"ring"},
 }

@@ -564,3 +564,64 @@ func TestOmpiSegmentCount(t *testing.T) {
 		}
 	}
 }
+
+// ompiThenFormula is the traffic of two collectives in a row, each with
+// its formula; reduce, when set, is the spec of the first one whose
+// combinations count.
+func ompiThenFormula(me int, op1 Op, s1 Spec, op2 Op, s2 Spec) (traffic, []uint64) {
+	a1, a2 := OpenMPI.pick(op1, &s1), OpenMPI.pick(op2, &s2)
+	tr := formulas[algKey(a1)](&s1, me).plus(formulas[algKey(a2)](&s2, me))
+	var comb []uint64
+	if f := brCombined[algKey(a1)]; f != nil {
+		_, comb = f(&s1, me)
+	}
+	return tr, comb
+}
+
+func init() {
+	formulas["allgather/ompi_linear"] = func(s *Spec, me int) traffic {
+		g, b := *s, *s
+		g.Root, b.Root = 0, 0
+		b.Size = s.Size * uint64(s.Comm.Size())
+		tr, _ := ompiThenFormula(me, Gather, g, Bcast, b)
+		return tr
+	}
+	formulas["allgatherv/ompi_default"] = func(s *Spec, me int) traffic {
+		g, b := *s, *s
+		g.Root, b.Root = 0, 0
+		b.Counts, b.Size = nil, 0
+		for _, c := range s.Counts {
+			b.Size += c
+		}
+		tr, _ := ompiThenFormula(me, Gatherv, g, Bcast, b)
+		return tr
+	}
+	rs := func(block bool) func(s *Spec, me int) (traffic, []uint64) {
+		return func(s *Spec, me int) (traffic, []uint64) {
+			p := s.Comm.Size()
+			r, sc := *s, *s
+			r.Root, sc.Root = 0, 0
+			r.Size = s.Size * uint64(p)
+			if block {
+				return ompiThenFormula(me, Reduce, r, Scatter, sc)
+			}
+			sc.Counts = slices.Repeat([]uint64{s.Size}, p)
+			return ompiThenFormula(me, Reduce, r, Scatterv, sc)
+		}
+	}
+	for name, block := range map[string]bool{"ompi_nonoverlapping": false, "ompi_block_linear": true} {
+		f := rs(block)
+		formulas["reduce_scatter/"+name] = func(s *Spec, me int) traffic { tr, _ := f(s, me); return tr }
+		gsCombinedBytes["reduce_scatter/"+name] = func(p, me int, n uint64) []uint64 {
+			_, comb := f(&Spec{Comm: WorldComm(p), Size: n}, me)
+			return comb
+		}
+	}
+	formulas["gather/ompi_linear_sync"] = func(s *Spec, me int) traffic {
+		p, n := s.Comm.Size(), s.Size
+		if me != s.Root {
+			return traffic{2, 1, n, 0}
+		}
+		return traffic{p - 1, 2 * (p - 1), 0, uint64(p-1) * n}
+	}
+}

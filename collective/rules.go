@@ -209,15 +209,21 @@ func OpenMPIRules(op Op) []string {
 	}
 	var out []string
 	lo := 1
-	add := func(table []ompiBand, names []string, prefix string) {
+	add := func(table []ompiBand, ompi, ours []string, prefix string) {
 		lo = 1
+		name := func(id uint64) string {
+			if ompi[id] == ours[id] {
+				return ours[id]
+			}
+			return ompi[id] + " (" + ours[id] + ")"
+		}
 		for _, b := range table {
 			var parts []string
 			i := 0
 			for ; i+1 < len(b.cuts); i += 2 {
-				parts = append(parts, fmt.Sprintf("< %d B: %s", b.cuts[i], names[b.cuts[i+1]]))
+				parts = append(parts, fmt.Sprintf("< %d B: %s", b.cuts[i], name(b.cuts[i+1])))
 			}
-			parts = append(parts, "else "+names[b.cuts[i]])
+			parts = append(parts, "else "+name(b.cuts[i]))
 			rng := fmt.Sprintf("P >= %d", lo)
 			switch {
 			case b.below == 3 && lo == 1:
@@ -231,9 +237,9 @@ func OpenMPIRules(op Op) []string {
 			out = append(out, prefix+rng+": "+strings.Join(parts, ", "))
 		}
 	}
-	add(ompiFixed[op], ompiAlgs[op], "")
+	add(ompiFixed[op], ompiNames[op], ompiAlgs[op], "")
 	if op == ReduceScatter {
-		add(ompiFixedRSBlock, ompiAlgsRSBlock, "block: ")
+		add(ompiFixedRSBlock, ompiNamesRSBlock, ompiAlgsRSBlock, "block: ")
 	}
 	return out
 }
