@@ -102,6 +102,9 @@ type ConvertStats struct {
 	// CollStandIns counts the collectives whose algorithm under
 	// CollRules is not modelled, by "op/wanted -> used".
 	CollStandIns map[string]int64
+	// CollAlgorithms counts the collectives (one per rank and call) by
+	// the algorithm that expanded them, "op/algorithm".
+	CollAlgorithms map[string]int64
 	// Strided counts the sends labelled non-contiguous ("stride<D>_...",
 	// for log3P), point-to-point and inside collectives.
 	Strided int64
@@ -180,7 +183,7 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 }
 
 func newStats(ranks int) *ConvertStats {
-	return &ConvertStats{Ranks: ranks, PerFunc: map[string]int64{}, Unsupported: map[string]int64{}, CollStandIns: map[string]int64{}}
+	return &ConvertStats{Ranks: ranks, PerFunc: map[string]int64{}, Unsupported: map[string]int64{}, CollStandIns: map[string]int64{}, CollAlgorithms: map[string]int64{}}
 }
 
 // add adds the counts of x, one rank's, to st.
@@ -198,6 +201,9 @@ func (st *ConvertStats) add(x *ConvertStats) {
 	}
 	for k, v := range x.CollStandIns {
 		st.CollStandIns[k] += v
+	}
+	for k, v := range x.CollAlgorithms {
+		st.CollAlgorithms[k] += v
 	}
 }
 
@@ -326,6 +332,10 @@ func (cv *converter) convert(d Source, r int) rankResult {
 	}
 	b, err := cv.rank(rd, int32(r))
 	rd.Close()
+	for a, n := range cv.perAlg {
+		cv.stats.CollAlgorithms[a.Op.String()+"/"+a.Name] += n
+		delete(cv.perAlg, a)
+	}
 	for f, n := range cv.perFunc {
 		if n > 0 {
 			cv.stats.PerFunc[Func(f).String()] += n
@@ -386,6 +396,9 @@ type converter struct {
 	// stats.PerFunc at the end of the rank: a map update per call cost 2 %
 	// of gopsim extrapolate.
 	perFunc [256]int64
+	// perAlg counts the rank's collectives per algorithm, added to
+	// stats.CollAlgorithms at the end of the rank.
+	perAlg map[*collective.Algorithm]int64
 }
 
 // pred is an op the next op of the rank must follow: after its end, or
@@ -735,6 +748,10 @@ func (cv *converter) collective(rd RankStream, r int32, s *rankState, c *Call, n
 		return err
 	}
 	cv.stats.Collectives++
+	if cv.perAlg == nil {
+		cv.perAlg = map[*collective.Algorithm]int64{}
+	}
+	cv.perAlg[alg]++
 	after := cv.join(s)
 	first := cv.b.NumOps()
 	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)

@@ -98,9 +98,12 @@ func collSummary(src trace.Source, opt trace.ConvertOptions) (string, error) {
 	return s, nil
 }
 
-// logStandIns lists the collectives converted with a stand-in for an
-// algorithm gopsim does not model.
+// logStandIns lists the collectives per algorithm and those converted
+// with a stand-in for an algorithm gopsim does not model.
 func logStandIns(log io.Writer, st *trace.ConvertStats) {
+	if len(st.CollAlgorithms) > 0 {
+		fmt.Fprintf(log, "collective algorithms (%s rules), per rank and call: %v\n", st.CollRules, st.CollAlgorithms)
+	}
 	if len(st.CollStandIns) > 0 {
 		fmt.Fprintf(log, "collectives whose algorithm is not modelled, converted with a stand-in: %v\n", st.CollStandIns)
 	}
