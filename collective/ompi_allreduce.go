@@ -158,28 +158,18 @@ func ompiAllreduceRedscat(e *emitter) {
 		return
 	}
 	rem := p - pof2
-	vrank := me - rem
-	if me < 2*rem {
-		lhalf := count / 2
-		rhalf := count - lhalf
-		if me%2 != 0 { // swap halves with me-1, combine, hand the right half over
-			e.send(me-1, lhalf*elem)
-			e.reduce(rhalf*elem, e.recv(me-1, rhalf*elem))
-			e.next()
-			e.send(me-1, rhalf*elem)
-			e.next()
-			vrank = -1
-		} else {
-			e.send(me+1, rhalf*elem)
-			e.reduce(lhalf*elem, e.recv(me+1, lhalf*elem))
-			e.next()
-			e.reduce(rhalf*elem, e.recv(me+1, rhalf*elem))
-			e.next()
-			vrank = me / 2
-		}
-	}
+	vrank := ompiFoldHalves(e, count, elem)
 	if vrank >= 0 {
-		ompiRedscatCore(e, vrank, rem, pof2, count, elem)
+		sc, rc := ompiHalving(e, vrank, rem, pof2, count, elem)
+		// recursive doubling back: send what was kept, get what was given
+		step := len(sc) - 1
+		for mask := pof2 >> 1; mask > 0; mask >>= 1 {
+			d := ompiVDest(vrank^mask, rem)
+			e.send(d, rc[step]*elem)
+			e.recv(d, sc[step]*elem)
+			e.next()
+			step--
+		}
 	}
 	if me < 2*rem {
 		if me%2 != 0 {
@@ -191,19 +181,53 @@ func ompiAllreduceRedscat(e *emitter) {
 	}
 }
 
-// ompiRedscatCore is recursive halving then recursive doubling among the
-// 2^k ranks that go on (vrank; vrank v < rem is comm rank 2v).
-func ompiRedscatCore(e *emitter, vrank, rem, pof2 int, count, elem uint64) {
-	dest := func(v int) int {
-		if v < rem {
-			return v * 2
-		}
-		return v + rem
+// ompiVDest is the comm rank of core rank v in Open MPI's
+// reduce-scatter-based algorithms: v < rem is the even rank 2v (its odd
+// neighbour folded into it), the others v+rem.
+func ompiVDest(v, rem int) int {
+	if v < rem {
+		return v * 2
 	}
-	var scount, rcount []uint64
+	return v + rem
+}
+
+// ompiFoldHalves is the first step of Open MPI's redscat_allgather and
+// redscat_gather on P not a power of two: the first 2(P-2^k) ranks pair
+// up, swap halves (the even one keeps the lower floor(count/2) elements)
+// and combine; the odd one then hands its combined upper half to the even
+// one and sits out. It returns the rank's core rank, or -1.
+func ompiFoldHalves(e *emitter, count, elem uint64) int {
+	me := e.me
+	rem := e.p - pow2Floor(e.p)
+	if me >= 2*rem {
+		return me - rem
+	}
+	lhalf := count / 2
+	rhalf := count - lhalf
+	if me%2 != 0 {
+		e.send(me-1, lhalf*elem)
+		e.reduce(rhalf*elem, e.recv(me-1, rhalf*elem))
+		e.next()
+		e.send(me-1, rhalf*elem)
+		e.next()
+		return -1
+	}
+	e.send(me+1, rhalf*elem)
+	e.reduce(lhalf*elem, e.recv(me+1, lhalf*elem))
+	e.next()
+	e.reduce(rhalf*elem, e.recv(me+1, rhalf*elem))
+	e.next()
+	return me / 2
+}
+
+// ompiHalving is the recursive halving among the 2^k core ranks: in each
+// step the partner with the lower comm rank keeps the lower floor(w/2) of
+// the w elements left, sends the rest and combines what it gets. It
+// returns, per step, the elements sent and kept.
+func ompiHalving(e *emitter, vrank, rem, pof2 int, count, elem uint64) (scount, rcount []uint64) {
 	wsize := count
 	for mask := 1; mask < pof2; mask <<= 1 {
-		d := dest(vrank ^ mask)
+		d := ompiVDest(vrank^mask, rem)
 		var sc, rc uint64
 		if e.me < d {
 			rc = wsize / 2
@@ -218,14 +242,7 @@ func ompiRedscatCore(e *emitter, vrank, rem, pof2 int, count, elem uint64) {
 		scount, rcount = append(scount, sc), append(rcount, rc)
 		wsize = rc
 	}
-	step := len(scount) - 1
-	for mask := pof2 >> 1; mask > 0; mask >>= 1 {
-		d := dest(vrank ^ mask)
-		e.send(d, rcount[step]*elem)
-		e.recv(d, scount[step]*elem)
-		e.next()
-		step--
-	}
+	return scount, rcount
 }
 
 func ompiAllreduceLinear(e *emitter) {

@@ -33,6 +33,9 @@ func init() {
 			Doc:  t.doc + "; Open MPI's generic segmented reduction: an inner rank receives segment by segment from each child in turn (the next receive posted before waiting for the previous), combines each, and sends a segment to its parent once all children's parts of it are in; Spec.Segment-byte segments (0: one)",
 			emit: func(e *emitter) { ompiReduceTree(e, name) }})
 	}
+	register(&Algorithm{Op: Reduce, Name: "ompi_redscat_gather",
+		Doc:  "Rabenseifner (Open MPI ompi_coll_base_reduce_intra_redscat_gather): the fold and recursive halving of ompi_redscat_allgather, then a binomial gather of the pieces to the root (a folded-out root gets core rank 0's piece first and plays it); linear when count < 2^floor(log2 P) or P = 1",
+		emit: ompiReduceRedscatGather})
 	register(&Algorithm{Op: Reduce, Name: "ompi_linear",
 		Doc:  "linear (Open MPI ompi_coll_base_reduce_intra_basic_linear): every rank sends to the root, which receives from rank P-1 down to 0 one at a time, combining each",
 		emit: ompiReduceLinear})
@@ -274,5 +277,76 @@ func ompiReduceLinear(e *emitter) {
 			e.inRound(c)
 		}
 		e.next()
+	}
+}
+
+func ompiReduceRedscatGather(e *emitter) {
+	count, elem := ompiElems(e.s, e.s.Size)
+	p, me, root := e.p, e.me, e.s.Root
+	pof2 := pow2Floor(p)
+	if pof2 < 2 || count < uint64(pof2) {
+		ompiReduceLinear(e)
+		return
+	}
+	rem := p - pof2
+	nsteps := 0
+	for 1<<nsteps < pof2 {
+		nsteps++
+	}
+	vrank := ompiFoldHalves(e, count, elem)
+	var sc, rc []uint64
+	if vrank >= 0 {
+		sc, rc = ompiHalving(e, vrank, rem, pof2, count, elem)
+	}
+	vroot := root - rem
+	rootOut := root < 2*rem && root%2 != 0
+	switch {
+	case rootOut:
+		vroot = 0
+		// the root takes core rank 0's place, whose lower comm rank kept
+		// the lower half in every step
+		var last uint64
+		w := count
+		for i := 0; i < nsteps; i++ {
+			last = w / 2
+			w /= 2
+		}
+		if me == root {
+			sc, rc = make([]uint64, nsteps), make([]uint64, nsteps)
+			w = count
+			for i := range rc {
+				rc[i] = w / 2
+				sc[i] = w - rc[i]
+				w /= 2
+			}
+			e.recv(0, last*elem)
+			e.next()
+			vrank = 0
+		} else if vrank == 0 {
+			e.send(root, last*elem)
+			e.next()
+			vrank = -1
+		}
+	case root < 2*rem:
+		vroot = root / 2
+	}
+	if vrank < 0 {
+		return
+	}
+	step := nsteps - 1
+	for mask := pof2 >> 1; mask > 0; mask >>= 1 {
+		vd := vrank ^ mask
+		d := ompiVDest(vd, rem)
+		if vd == 0 && rootOut {
+			d = root
+		}
+		if vd>>step == vroot>>step { // the partner is on the root's side: hand over
+			e.send(d, rc[step]*elem)
+			e.next()
+			return
+		}
+		e.recv(d, sc[step]*elem)
+		e.next()
+		step--
 	}
 }

@@ -190,7 +190,6 @@ var ompiStandIn = map[string][]string{
 	"bcast/ompi_split_bintree":                    {"ompi_bintree"},
 	"bcast/ompi_scatter_allgather":                {"scatter_recdoub_allgather", "scatter_ring_allgather"},
 	"bcast/ompi_scatter_allgather_ring":           {"scatter_ring_allgather"},
-	"reduce/ompi_redscat_gather":                  {"rabenseifner", "ompi_linear"},
 	"alltoall/ompi_modified_bruck":                {"bruck"},
 	"barrier/ompi_tree":                           {"recdoub"},
 	"reduce_scatter/ompi_butterfly":               {"recursive_halving"},

@@ -625,3 +625,82 @@ func init() {
 		return traffic{p - 1, 2 * (p - 1), 0, uint64(p-1) * n}
 	}
 }
+
+// ompiRedscatGatherFormula: the fold and halving as in the allreduce, then
+// the binomial gather: from the top step down, a core rank receives the
+// partner's piece (what it sent in that step) until the partner is on the
+// root's side, to which it sends what it has (what it kept).
+func ompiRedscatGatherFormula(s *Spec, me int) (traffic, []uint64) {
+	p, root := s.Comm.Size(), s.Root
+	count, elem := ompiElems(s, s.Size)
+	pof2 := pow2Floor(p)
+	if pof2 < 2 || count < uint64(pof2) {
+		return brCombined["reduce/ompi_linear"](s, me)
+	}
+	rem := p - pof2
+	lh, rh := count/2*elem, (count-count/2)*elem
+	var tr traffic
+	var comb []uint64
+	vrank := me - rem
+	if me < 2*rem {
+		if me%2 != 0 {
+			tr, comb, vrank = traffic{2, 1, lh + rh, rh}, []uint64{rh}, -1
+		} else {
+			tr, comb, vrank = traffic{1, 2, rh, lh + rh}, []uint64{lh, rh}, me/2
+		}
+	}
+	var sent, kept []uint64
+	if vrank >= 0 {
+		w := count
+		for mask := 1; mask < pof2; mask <<= 1 {
+			keep := w / 2
+			if me > ompiVDest(vrank^mask, rem) {
+				keep = w - w/2
+			}
+			tr = tr.plus(traffic{1, 1, (w - keep) * elem, keep * elem})
+			comb = append(comb, keep*elem)
+			sent, kept = append(sent, w-keep), append(kept, keep)
+			w = keep
+		}
+	}
+	vroot := root - rem
+	rootOut := root < 2*rem && root%2 != 0
+	if root < 2*rem {
+		vroot = root / 2
+	}
+	if rootOut {
+		vroot = 0
+		piece := count
+		for m := 1; m < pof2; m <<= 1 {
+			piece /= 2
+		}
+		switch {
+		case me == root:
+			tr = tr.plus(traffic{0, 1, 0, piece * elem})
+			vrank, sent, kept = 0, nil, nil
+			w := count
+			for m := 1; m < pof2; m <<= 1 {
+				kept, sent = append(kept, w/2), append(sent, w-w/2)
+				w /= 2
+			}
+		case vrank == 0:
+			return tr.plus(traffic{1, 0, piece * elem, 0}), comb
+		}
+	}
+	if vrank < 0 {
+		return tr, comb
+	}
+	step := len(sent) - 1
+	for mask := pof2 >> 1; mask > 0; mask, step = mask>>1, step-1 {
+		if (vrank^mask)>>step == vroot>>step {
+			return tr.plus(traffic{1, 0, kept[step] * elem, 0}), comb
+		}
+		tr = tr.plus(traffic{0, 1, 0, sent[step] * elem})
+	}
+	return tr, comb
+}
+
+func init() {
+	brCombined["reduce/ompi_redscat_gather"] = ompiRedscatGatherFormula
+	formulas["reduce/ompi_redscat_gather"] = func(s *Spec, me int) traffic { tr, _ := ompiRedscatGatherFormula(s, me); return tr }
+}

@@ -223,7 +223,11 @@ func OpenMPIRules(op Op) []string {
 			for ; i+1 < len(b.cuts); i += 2 {
 				parts = append(parts, fmt.Sprintf("< %d B: %s", b.cuts[i], name(b.cuts[i+1])))
 			}
-			parts = append(parts, "else "+name(b.cuts[i]))
+			if len(parts) == 0 {
+				parts = append(parts, name(b.cuts[i]))
+			} else {
+				parts = append(parts, "else "+name(b.cuts[i]))
+			}
 			rng := fmt.Sprintf("P >= %d", lo)
 			switch {
 			case b.below == 3 && lo == 1:
