@@ -43,7 +43,7 @@ var ompiAlgs = map[Op][]string{
 	Barrier:       {"", "ompi_linear", "ompi_double_ring", "recdoub", "dissemination", "ompi_two_proc", "ompi_tree"},
 	Bcast:         {"", "ompi_linear", "ompi_chain", "ompi_pipeline", "ompi_split_bintree", "ompi_bintree", "ompi_binomial", "ompi_knomial", "ompi_scatter_allgather", "ompi_scatter_allgather_ring"},
 	Reduce:        {"", "ompi_linear", "ompi_chain", "ompi_pipeline", "ompi_binary", "ompi_binomial", "ompi_in_order_binary", "ompi_redscat_gather"},
-	ReduceScatter: {"", "ompi_nonoverlapping", "ompi_recursive_halving", "ring", "ompi_butterfly"},
+	ReduceScatter: {"", "ompi_nonoverlapping", "recursive_halving", "ring", "ompi_butterfly"},
 	Allgather:     {"", "ompi_linear", "bruck", "ompi_recdoub", "ring", "ompi_neighbor", "ompi_two_proc"},
 	Allgatherv:    {"", "ompi_default", "ompi_bruck", "ompi_ring", "ompi_neighbor", "ompi_two_proc"},
 	Gather:        {"", "ompi_linear", "binomial", "ompi_linear_sync"},
@@ -53,7 +53,7 @@ var ompiAlgs = map[Op][]string{
 // ompiNamesRSBlock and ompiAlgsRSBlock are MPI_Reduce_scatter_block's.
 var (
 	ompiNamesRSBlock = []string{"", "basic_linear", "recursive_doubling", "recursive_halving", "butterfly"}
-	ompiAlgsRSBlock  = []string{"", "ompi_block_linear", "ompi_block_recdoub", "ompi_block_recursive_halving", "ompi_block_butterfly"}
+	ompiAlgsRSBlock  = []string{"", "ompi_block_linear", "ompi_block_recdoub", "recursive_halving", "ompi_block_butterfly"}
 )
 
 // ompiBasic is what the basic component runs for the operations tuned
@@ -187,15 +187,10 @@ var ompiFixedRSBlock = []ompiBand{
 // model, the algorithms used in their place, best first: the closest in
 // messages and dependency structure.
 var ompiStandIn = map[string][]string{
-	"bcast/ompi_split_bintree":                    {"ompi_bintree"},
-	"bcast/ompi_scatter_allgather":                {"scatter_recdoub_allgather", "scatter_ring_allgather"},
-	"bcast/ompi_scatter_allgather_ring":           {"scatter_ring_allgather"},
-	"alltoall/ompi_modified_bruck":                {"bruck"},
-	"barrier/ompi_tree":                           {"recdoub"},
-	"reduce_scatter/ompi_butterfly":               {"recursive_halving"},
-	"reduce_scatter/ompi_recursive_halving":       {"recursive_halving"},
-	"reduce_scatter/ompi_block_recdoub":           {"recursive_halving"},
-	"reduce_scatter/ompi_block_recursive_halving": {"recursive_halving"},
-	"reduce_scatter/ompi_block_butterfly":         {"recursive_halving"},
-	"allgatherv/ompi_bruck":                       {"ring"},
+	"bcast/ompi_split_bintree":          {"ompi_bintree"},
+	"bcast/ompi_scatter_allgather":      {"scatter_recdoub_allgather", "scatter_ring_allgather"},
+	"bcast/ompi_scatter_allgather_ring": {"scatter_ring_allgather"},
+	"alltoall/ompi_modified_bruck":      {"bruck"},
+	"barrier/ompi_tree":                 {"recdoub"},
+	"allgatherv/ompi_bruck":             {"ring"},
 }

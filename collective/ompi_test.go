@@ -704,3 +704,116 @@ func init() {
 	brCombined["reduce/ompi_redscat_gather"] = ompiRedscatGatherFormula
 	formulas["reduce/ompi_redscat_gather"] = func(s *Spec, me int) traffic { tr, _ := ompiRedscatGatherFormula(s, me); return tr }
 }
+
+// ompiButterflyFormula: the fold (even ranks below 2·rem send all P blocks
+// and get their block back), log2 halving steps of the core blocks (a
+// block below rem is two ranks' blocks), then the final exchange with the
+// bit-reversed core rank; none for the block variant on 2^k ranks.
+func ompiButterflyFormula(p, me int, n uint64, block bool) (traffic, []uint64) {
+	if p < 2 || (block && n == 0) {
+		return traffic{}, nil
+	}
+	pof2 := pow2Floor(p)
+	rem := p - pof2
+	log2 := log2Ceil(pof2)
+	total := n * uint64(p)
+	if me < 2*rem && me%2 == 0 {
+		return traffic{1, 1, total, n}, nil
+	}
+	var tr traffic
+	var comb []uint64
+	vrank := me - rem
+	if me < 2*rem {
+		tr, comb, vrank = traffic{0, 1, 0, total}, []uint64{total}, me/2
+	}
+	w := func(lo, hi int) uint64 {
+		c := uint64(0)
+		for b := lo; b < hi; b++ {
+			c += n
+			if b < rem {
+				c += n
+			}
+		}
+		return c
+	}
+	lo, size := 0, pof2 // the core blocks still held
+	for mask := 1; mask < pof2; mask <<= 1 {
+		size /= 2
+		keepLo := vrank&mask == 0
+		kept, given := lo, lo+size
+		if !keepLo {
+			kept, given = lo+size, lo
+		}
+		tr = tr.plus(traffic{1, 1, w(given, given+size), w(kept, kept+size)})
+		comb = append(comb, w(kept, kept+size))
+		lo = kept
+	}
+	if block && rem == 0 {
+		return tr, comb
+	}
+	v := mirror(vrank, log2)
+	if v < rem {
+		tr = tr.plus(traffic{1, 0, n, 0})
+	}
+	if v != vrank {
+		tr = tr.plus(traffic{1, 1, n, n})
+	}
+	return tr, comb
+}
+
+// ompiBlockRecdoubFormula: at distance m a rank with a partner swaps
+// everything outside the own group for everything outside the partner's;
+// ranks whose partner group is incomplete get that data by halving.
+func ompiBlockRecdoubFormula(p, me int, n uint64) (traffic, []uint64) {
+	if p < 2 || n == 0 {
+		return traffic{}, nil
+	}
+	out := func(root, m int) uint64 { return uint64(p-min(m, p-root)) * n }
+	var tr traffic
+	var comb []uint64
+	for m := 1; m < p; m <<= 1 {
+		cur, rroot := me&^(m-1), (me^m)&^(m-1)
+		got := false
+		if me^m < p {
+			tr = tr.plus(traffic{1, 1, out(cur, m), out(rroot, m)})
+			got = true
+		}
+		if rroot+m > p {
+			all := p - cur - m
+			for h := m >> 1; h > 0; h >>= 1 {
+				r, base := me^h, me&^(2*h-1)
+				if r > me && me < base+all && r >= base+all {
+					tr = tr.plus(traffic{1, 0, out(rroot, m), 0})
+				} else if r < me && r < base+all && me >= base+all {
+					tr = tr.plus(traffic{0, 1, 0, out(rroot, m)})
+					got = true
+				}
+			}
+		}
+		if got {
+			comb = append(comb, out(rroot, m))
+		}
+	}
+	return tr, comb
+}
+
+func init() {
+	for name, block := range map[string]bool{"ompi_butterfly": false, "ompi_block_butterfly": true} {
+		formulas["reduce_scatter/"+name] = func(s *Spec, me int) traffic {
+			tr, _ := ompiButterflyFormula(s.Comm.Size(), me, s.Size, block)
+			return tr
+		}
+		gsCombinedBytes["reduce_scatter/"+name] = func(p, me int, n uint64) []uint64 {
+			_, c := ompiButterflyFormula(p, me, n, block)
+			return c
+		}
+	}
+	formulas["reduce_scatter/ompi_block_recdoub"] = func(s *Spec, me int) traffic {
+		tr, _ := ompiBlockRecdoubFormula(s.Comm.Size(), me, s.Size)
+		return tr
+	}
+	gsCombinedBytes["reduce_scatter/ompi_block_recdoub"] = func(p, me int, n uint64) []uint64 {
+		_, c := ompiBlockRecdoubFormula(p, me, n)
+		return c
+	}
+}
