@@ -350,3 +350,57 @@ func ompiReduceRedscatGather(e *emitter) {
 		step--
 	}
 }
+
+func init() {
+	register(&Algorithm{Op: Bcast, Name: "ompi_scatter_allgather",
+		Doc:  "scatter-allgather (Open MPI ompi_coll_base_bcast_intra_scatter_allgather): binomial scatter of ceil(count/P)-element pieces, then a recursive-doubling allgather of them, ranks without a partner getting the data by recursive halving (any P); linear when count < P",
+		emit: func(e *emitter) { ompiBcastScatterAllgather(e, false) }})
+	register(&Algorithm{Op: Bcast, Name: "ompi_scatter_allgather_ring",
+		Doc:  "scatter-allgather (Open MPI ompi_coll_base_bcast_intra_scatter_allgather_ring): binomial scatter of ceil(count/P)-element pieces, then a ring allgather of P-1 sendrecv steps; linear when count < P",
+		emit: func(e *emitter) { ompiBcastScatterAllgather(e, true) }})
+}
+
+func ompiBcastScatterAllgather(e *emitter, ring bool) {
+	count, elem := ompiElems(e.s, e.s.Size)
+	p, root := e.p, e.s.Root
+	if p < 2 || count == 0 {
+		return
+	}
+	if count < uint64(p) {
+		ompiBcastLinear(e)
+		return
+	}
+	pc := bcastPieces{n: count * elem, size: (count + uint64(p) - 1) / uint64(p) * elem}
+	bcastScatter(e, pc)
+	if ring {
+		bcastRing(e, pc)
+		return
+	}
+	vr := rel(e.me, root, p)
+	for m := 1; m < p; m <<= 1 {
+		vrem := vr ^ m
+		mine, theirs := vr&^(m-1), vrem&^(m-1)
+		if vrem < p {
+			e.send(abs(vrem, root, p), pc.span(mine, min(mine+m, p)))
+			e.recv(abs(vrem, root, p), pc.span(theirs, min(theirs+m, p)))
+			e.next()
+		}
+		if theirs+m <= p {
+			continue
+		}
+		// the partner group is incomplete: who has its data passes it on
+		all := p - mine - m
+		fill := pc.span(theirs, p)
+		for h := m >> 1; h > 0; h >>= 1 {
+			v2, base := vr^h, vr&^(2*h-1)
+			switch {
+			case v2 > vr && vr < base+all && v2 >= base+all:
+				e.send(abs(v2, root, p), fill)
+				e.next()
+			case v2 < vr && v2 < base+all && vr >= base+all:
+				e.recv(abs(v2, root, p), fill)
+				e.next()
+			}
+		}
+	}
+}

@@ -38,7 +38,7 @@ var ompiNames = map[Op][]string{
 // not registered (SelectOpenMPI then uses its stand-in).
 var ompiAlgs = map[Op][]string{
 	Allreduce:     {"", "ompi_linear", "ompi_nonoverlapping", "recdoub", "ompi_ring", "ompi_segmented_ring", "ompi_redscat_allgather"},
-	Alltoall:      {"", "linear", "ompi_pairwise", "ompi_modified_bruck", "linear", "ompi_pairwise"},
+	Alltoall:      {"", "linear", "ompi_pairwise", "bruck", "linear", "ompi_pairwise"},
 	Alltoallv:     {"", "ompi_linear", "ompi_pairwise"},
 	Barrier:       {"", "ompi_linear", "ompi_double_ring", "recdoub", "dissemination", "ompi_two_proc", "ompi_tree"},
 	Bcast:         {"", "ompi_linear", "ompi_chain", "ompi_pipeline", "ompi_split_bintree", "ompi_bintree", "ompi_binomial", "ompi_knomial", "ompi_scatter_allgather", "ompi_scatter_allgather_ring"},
@@ -187,10 +187,7 @@ var ompiFixedRSBlock = []ompiBand{
 // model, the algorithms used in their place, best first: the closest in
 // messages and dependency structure.
 var ompiStandIn = map[string][]string{
-	"bcast/ompi_split_bintree":          {"ompi_bintree"},
-	"bcast/ompi_scatter_allgather":      {"scatter_recdoub_allgather", "scatter_ring_allgather"},
-	"bcast/ompi_scatter_allgather_ring": {"scatter_ring_allgather"},
-	"alltoall/ompi_modified_bruck":      {"bruck"},
-	"barrier/ompi_tree":                 {"recdoub"},
-	"allgatherv/ompi_bruck":             {"ring"},
+	"bcast/ompi_split_bintree": {"ompi_bintree"},
+	"barrier/ompi_tree":        {"recdoub"},
+	"allgatherv/ompi_bruck":    {"ring"},
 }

@@ -817,3 +817,47 @@ func init() {
 		return c
 	}
 }
+
+// ompiScatterAllgatherFormula: below P elements the linear broadcast;
+// otherwise the binomial scatter of the pieces, then either the ring (every
+// piece but the own one in, every piece but the right neighbour's out)
+// or recursive doubling, where a rank swaps its group's pieces with its
+// partner's and ranks of an incomplete group's partners get them by
+// halving (one byte is an element here).
+func ompiScatterAllgatherFormula(s *Spec, me int, ring bool) traffic {
+	p, n := s.Comm.Size(), s.Size
+	if p < 2 || n == 0 {
+		return traffic{}
+	}
+	if n < uint64(p) {
+		return formulas["bcast/ompi_linear"](s, me)
+	}
+	r := rel(me, s.Root, p)
+	tr := brScatter(n, p, r)
+	if ring {
+		return tr.plus(traffic{p - 1, p - 1, n - brPiece(n, p, (r+1)%p), n - brPiece(n, p, r)})
+	}
+	for m := 1; m < p; m <<= 1 {
+		mine, theirs := r&^(m-1), (r^m)&^(m-1)
+		if r^m < p {
+			tr = tr.plus(traffic{1, 1, brPieces(n, p, mine, mine+m), brPieces(n, p, theirs, theirs+m)})
+		}
+		if theirs+m > p {
+			all := p - mine - m
+			for h := m >> 1; h > 0; h >>= 1 {
+				v2, base := r^h, r&^(2*h-1)
+				if v2 > r && r < base+all && v2 >= base+all {
+					tr = tr.plus(traffic{1, 0, brPieces(n, p, theirs, p), 0})
+				} else if v2 < r && v2 < base+all && r >= base+all {
+					tr = tr.plus(traffic{0, 1, 0, brPieces(n, p, theirs, p)})
+				}
+			}
+		}
+	}
+	return tr
+}
+
+func init() {
+	formulas["bcast/ompi_scatter_allgather"] = func(s *Spec, me int) traffic { return ompiScatterAllgatherFormula(s, me, false) }
+	formulas["bcast/ompi_scatter_allgather_ring"] = func(s *Spec, me int) traffic { return ompiScatterAllgatherFormula(s, me, true) }
+}
