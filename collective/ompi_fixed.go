@@ -188,6 +188,4 @@ var ompiFixedRSBlock = []ompiBand{
 // messages and dependency structure.
 var ompiStandIn = map[string][]string{
 	"bcast/ompi_split_bintree": {"ompi_bintree"},
-	"barrier/ompi_tree":        {"recdoub"},
-	"allgatherv/ompi_bruck":    {"ring"},
 }

@@ -15,6 +15,9 @@ func init() {
 	register(&Algorithm{Op: Barrier, Name: "ompi_double_ring",
 		Doc:  "double ring (Open MPI ompi_coll_base_barrier_intra_doublering): a token goes around the ring 0 -> 1 -> ... -> 0 twice, each rank forwarding it once it arrived",
 		emit: ompiBarrierDoubleRing})
+	register(&Algorithm{Op: Barrier, Name: "ompi_tree",
+		Doc:  "tree (Open MPI ompi_coll_base_barrier_intra_tree): fan-in over a binomial tree to rank 0 (receive from me+1, me+2, me+4, ... below the lowest set bit, then send to me minus that bit), then the same tree back out in reverse order",
+		emit: ompiBarrierTree})
 	register(&Algorithm{Op: Barrier, Name: "ompi_two_proc",
 		Doc:   "two ranks (Open MPI ompi_coll_base_barrier_intra_two_procs): one exchange of empty messages",
 		check: checkTwoRanks,
@@ -38,6 +41,9 @@ func init() {
 		Doc:   "two ranks (Open MPI ompi_coll_base_allgather_intra_two_procs): one sendrecv of the own block",
 		check: checkTwoRanks,
 		emit:  ompiExchangeOwn})
+	register(&Algorithm{Op: Allgatherv, Name: "ompi_bruck",
+		Doc:  "Bruck (Open MPI ompi_coll_base_allgatherv_intra_bruck): step 2^k sends the blocks of ranks me..me+c-1 to me-2^k and receives those of me+2^k.. from me+2^k, c = 2^k, or P-2^k in the last step when that is smaller",
+		emit: ompiAllgathervBruck})
 	register(&Algorithm{Op: Allgatherv, Name: "ompi_ring",
 		Doc:  "ring (Open MPI ompi_coll_base_allgatherv_intra_ring): P-1 sendrecv steps passing whole blocks to me+1 (no segments)",
 		emit: ompiAllgathervRing})
@@ -285,6 +291,55 @@ func ompiExscanLinear(e *emitter) {
 	}
 	if me < p-1 {
 		e.send(me+1, n)
+		e.next()
+	}
+}
+
+func ompiBarrierTree(e *emitter) {
+	p, me, n := e.p, e.me, e.s.Size
+	if p < 2 {
+		return
+	}
+	depth := 1
+	for depth < p {
+		depth <<= 1
+	}
+	step := func(jump int, in bool) {
+		partner := me ^ jump
+		if partner&(jump-1) != 0 || partner >= p {
+			return
+		}
+		if (partner > me) == in {
+			e.recv(partner, n)
+		} else {
+			e.send(partner, n)
+		}
+		e.next()
+	}
+	for jump := 1; jump < depth; jump <<= 1 {
+		step(jump, true)
+	}
+	for jump := depth >> 1; jump > 0; jump >>= 1 {
+		step(jump, false)
+	}
+}
+
+func ompiAllgathervBruck(e *emitter) {
+	p, me := e.p, e.me
+	blocks := func(from, c int) uint64 { // blocks of ranks from..from+c-1, mod P
+		var n uint64
+		for i := 0; i < c; i++ {
+			n += e.s.Counts[(from+i)%p]
+		}
+		return n
+	}
+	for d := 1; d < p; d <<= 1 {
+		c := d
+		if d > p/2 {
+			c = p - d
+		}
+		e.send((me-d+p)%p, blocks(me, c))
+		e.recv((me+d)%p, blocks((me+d)%p, c))
 		e.next()
 	}
 }

@@ -861,3 +861,40 @@ func init() {
 	formulas["bcast/ompi_scatter_allgather"] = func(s *Spec, me int) traffic { return ompiScatterAllgatherFormula(s, me, false) }
 	formulas["bcast/ompi_scatter_allgather_ring"] = func(s *Spec, me int) traffic { return ompiScatterAllgatherFormula(s, me, true) }
 }
+
+func init() {
+	// the tree barrier: a message from each child and to the parent, and
+	// back: twice the binomial tree's edges at the rank
+	formulas["barrier/ompi_tree"] = func(s *Spec, me int) traffic {
+		p, n := s.Comm.Size(), s.Size
+		t := ompiInOrderBinomialTree(me, 0, p)
+		k := len(t.children)
+		if t.parent >= 0 {
+			k++
+		}
+		return traffic{k, k, uint64(k) * n, uint64(k) * n}
+	}
+}
+
+func init() {
+	// Bruck allgatherv: the own block is sent in every step, the blocks
+	// sent grow from me; in the end every other block was received once.
+	formulas["allgatherv/ompi_bruck"] = func(s *Spec, me int) traffic {
+		p := s.Comm.Size()
+		var tr traffic
+		var total uint64
+		for _, c := range s.Counts {
+			total += c
+		}
+		for d := 1; d < p; d <<= 1 {
+			c := min(d, p-d)
+			var sent uint64
+			for i := 0; i < c; i++ {
+				sent += s.Counts[(me+i)%p]
+			}
+			tr = tr.plus(traffic{1, 1, sent, 0})
+		}
+		tr.received = total - s.Counts[me]
+		return tr
+	}
+}
