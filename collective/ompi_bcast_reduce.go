@@ -404,3 +404,106 @@ func ompiBcastScatterAllgather(e *emitter, ring bool) {
 		}
 	}
 }
+
+func init() {
+	register(&Algorithm{Op: Bcast, Name: "ompi_split_bintree",
+		Doc:  "split binary tree (Open MPI ompi_coll_base_bcast_intra_split_bintree): the root sends the first half (ceil(count/2) elements) down its left subtree (odd shifted ranks) and the second half down the right one (even), each pipelined in Spec.Segment-byte segments with blocking sends (0: one segment); then every rank swaps halves with its pair in the other subtree (shifted rank ±1; for even P the root sends the second half to rank P-1); the pipeline broadcast when a half is empty or shorter than a segment",
+		emit: ompiBcastSplitBintree})
+}
+
+func ompiBcastSplitBintree(e *emitter) {
+	count, elem := ompiElems(e.s, e.s.Size)
+	p, root := e.p, e.s.Root
+	if p < 2 {
+		return
+	}
+	half := [2]uint64{(count + 1) / 2, count / 2}
+	seg := e.s.Segment
+	segc := half
+	if seg > 0 {
+		seg = max(seg, elem)
+		segc = [2]uint64{seg / elem, seg / elem}
+	}
+	if half[0] == 0 || half[1] == 0 || seg > half[0]*elem || seg > half[1]*elem {
+		ompiBcastTree(e, ompiChain(e.me, root, p, 1))
+		return
+	}
+	num := [2]uint64{(half[0] + segc[0] - 1) / segc[0], (half[1] + segc[1] - 1) / segc[1]}
+	size := func(i int, k uint64) uint64 { // bytes of segment k of half i
+		if k == num[i]-1 {
+			return (half[i] - k*segc[i]) * elem
+		}
+		return segc[i] * elem
+	}
+	t := ompiKaryTree(e.me, root, p, 2)
+	sr := rel(e.me, root, p)
+	lr := (sr + 1) % 2 // 0: the left subtree (odd shifted ranks)
+	switch {
+	case sr == 0:
+		for k := uint64(0); k < num[0]; k++ {
+			for i, c := range t.children {
+				if i < 2 && k < num[i] {
+					e.send(c, size(i, k))
+					e.next()
+				}
+			}
+		}
+	case len(t.children) > 0:
+		ompiSplitForward(e, t, num[lr], func(k uint64) uint64 { return size(lr, k) })
+	default:
+		for k := uint64(0); k < num[lr]; k++ {
+			e.recv(t.parent, size(lr, k))
+			e.next()
+		}
+	}
+	// swap halves with the pair in the other subtree
+	full := [2]uint64{half[0] * elem, half[1] * elem}
+	pair := abs(sr+1, root, p)
+	if lr == 1 {
+		pair = abs(sr-1+p, root, p)
+	}
+	switch {
+	case p%2 != 0 && sr != 0, p%2 == 0 && sr != 0 && sr != p-1:
+		e.send(pair, full[lr])
+		e.recv(pair, full[1-lr])
+		e.next()
+	case p%2 == 0 && sr == 0:
+		e.send(abs(p-1, root, p), full[1])
+		e.next()
+	case p%2 == 0 && sr == p-1:
+		e.recv(root, full[1])
+		e.next()
+	}
+}
+
+// ompiSplitForward is an inner rank of the split binary tree: the receive
+// of segment k is posted once segment k-2 went to the children; segment
+// k-1 goes to each child in turn, blocking, once it arrived.
+func ompiSplitForward(e *emitter, t ompiTree, num uint64, size func(uint64) uint64) {
+	done := append([]int32(nil), e.prev...)
+	recvs := make([]int32, 0, num)
+	r := e.rawRecv(t.parent, size(0))
+	e.requiresStart(r)
+	recvs = append(recvs, r)
+	for k := uint64(1); k <= num; k++ {
+		if k < num {
+			r := e.rawRecv(t.parent, size(k))
+			for _, x := range done {
+				e.requires(r, x)
+			}
+			recvs = append(recvs, r)
+		}
+		deps := append(done, recvs[k-1])
+		for _, c := range t.children {
+			s := e.rawSend(c, size(k-1))
+			for _, x := range deps {
+				e.requires(s, x)
+			}
+			deps = []int32{s}
+		}
+		done = deps
+	}
+	e.prev = e.prev[:0]
+	e.end(done...)
+	e.next()
+}

@@ -186,6 +186,4 @@ var ompiFixedRSBlock = []ompiBand{
 // ompiStandIn gives, for the Open MPI algorithms this package does not
 // model, the algorithms used in their place, best first: the closest in
 // messages and dependency structure.
-var ompiStandIn = map[string][]string{
-	"bcast/ompi_split_bintree": {"ompi_bintree"},
-}
+var ompiStandIn = map[string][]string{}

@@ -500,6 +500,7 @@ func TestOmpiSegments(t *testing.T) {
 		{Bcast, "ompi_binomial", 64, 8, []uint64{8, 64, 72, 1000}},
 		{Bcast, "ompi_knomial", 30, 4, []uint64{4, 100, 1000}},
 		{Bcast, "ompi_chain", 100, 1, []uint64{1, 350}},
+		{Bcast, "ompi_split_bintree", 100, 1, []uint64{1, 2, 199, 200, 201, 1000, 1050}},
 		{Reduce, "ompi_pipeline", 100, 1, []uint64{99, 100, 101, 1000, 1050}},
 		{Reduce, "ompi_binary", 64, 8, []uint64{8, 64, 72, 1000}},
 		{Reduce, "ompi_in_order_binary", 30, 4, []uint64{4, 100, 1000}},
@@ -895,6 +896,49 @@ func init() {
 			tr = tr.plus(traffic{1, 1, sent, 0})
 		}
 		tr.received = total - s.Counts[me]
+		return tr
+	}
+}
+
+func init() {
+	// split binary tree (one byte an element): the halves go down the two
+	// subtrees, then pairs swap them
+	formulas["bcast/ompi_split_bintree"] = func(s *Spec, me int) traffic {
+		p, n := s.Comm.Size(), s.Size
+		if p < 2 {
+			return traffic{}
+		}
+		half := [2]uint64{(n + 1) / 2, n / 2}
+		if half[1] == 0 {
+			return formulas["bcast/ompi_pipeline"](s, me)
+		}
+		if s.Segment > half[1] {
+			return formulas["bcast/ompi_pipeline"](s, me)
+		}
+		num := [2]int{1, 1} // segments per half
+		if s.Segment > 0 {
+			num = [2]int{int((half[0] + s.Segment - 1) / s.Segment), int((half[1] + s.Segment - 1) / s.Segment)}
+		}
+		t := ompiKaryTree(me, s.Root, p, 2)
+		sr := rel(me, s.Root, p)
+		lr := (sr + 1) % 2
+		var tr traffic
+		if sr == 0 {
+			for i := range t.children {
+				tr = tr.plus(traffic{num[i], 0, half[i], 0})
+			}
+		} else {
+			k := len(t.children)
+			tr = traffic{k * num[lr], num[lr], uint64(k) * half[lr], half[lr]}
+		}
+		switch {
+		case p%2 != 0 && sr != 0, p%2 == 0 && sr != 0 && sr != p-1:
+			tr = tr.plus(traffic{1, 1, half[lr], half[1-lr]})
+		case p%2 == 0 && sr == 0:
+			tr = tr.plus(traffic{1, 0, half[1], 0})
+		case p%2 == 0 && sr == p-1:
+			tr = tr.plus(traffic{0, 1, 0, half[1]})
+		}
 		return tr
 	}
 }

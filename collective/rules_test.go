@@ -167,7 +167,7 @@ func TestSelectOpenMPI(t *testing.T) {
 		{name: "allreduce 1 int P=2", op: Allreduce, spec: Spec{Comm: WorldComm(2), Size: 4, ElemSize: 4}, alg: "ompi_ring"},
 		{name: "allreduce 1 MiB P=2", op: Allreduce, spec: Spec{Comm: WorldComm(2), Size: 1 << 20, ElemSize: 8}, alg: "ompi_redscat_allgather"},
 		{name: "bcast 4 KiB P=2", op: Bcast, spec: Spec{Comm: WorldComm(2), Size: 4096}, alg: "ompi_linear"},
-		{name: "bcast 16 KiB P=500", op: Bcast, spec: Spec{Comm: WorldComm(500), Size: 16384}, alg: "ompi_bintree", wanted: "ompi_split_bintree"},
+		{name: "bcast 16 KiB P=500", op: Bcast, spec: Spec{Comm: WorldComm(500), Size: 16384}, alg: "ompi_split_bintree"},
 		{name: "alltoall 100 B P=2", op: Alltoall, spec: Spec{Comm: WorldComm(2), Size: 100}, alg: "ompi_pairwise"},
 		{name: "alltoall 8 KiB P=4", op: Alltoall, spec: Spec{Comm: WorldComm(4), Size: 8192}, alg: "linear"},
 		{name: "alltoall 100 B P=40", op: Alltoall, spec: Spec{Comm: WorldComm(40), Size: 100}, alg: "bruck"},
@@ -199,6 +199,25 @@ func TestSelectOpenMPI(t *testing.T) {
 	}
 }
 
+// TestSelectOpenMPIStandIn: an algorithm the rules name that is not
+// modelled is reported in Choice.Wanted and replaced by its stand-in.
+func TestSelectOpenMPIStandIn(t *testing.T) {
+	saved := ompiAlgs[Barrier][1]
+	ompiAlgs[Barrier][1] = "ompi_not_modelled"
+	ompiStandIn["barrier/ompi_not_modelled"] = []string{"nosuch", "ompi_double_ring"}
+	defer func() {
+		ompiAlgs[Barrier][1] = saved
+		delete(ompiStandIn, "barrier/ompi_not_modelled")
+	}()
+	ch, err := OpenMPI.Choose(Barrier, &Spec{Comm: WorldComm(5)}) // P = 5: Open MPI's linear
+	if err != nil || ch.Alg.Name != "ompi_double_ring" || ch.Wanted != "ompi_not_modelled" {
+		t.Fatalf("%+v, %v", ch, err)
+	}
+	if got := OpenMPIStandIns(); len(got) != 1 || got[0] != "barrier/ompi_not_modelled -> nosuch, ompi_double_ring" {
+		t.Errorf("stand-ins listed: %v", got)
+	}
+}
+
 // TestOpenMPIRulesListed checks that every band and algorithm of the rules
 // is described, as docs/collectives.md shows them, and that every stand-in
 // names registered algorithms.
@@ -211,6 +230,9 @@ func TestOpenMPIRulesListed(t *testing.T) {
 		if _, basic := ompiBasic[op]; !basic && len(lines) < len(ompiFixed[op]) {
 			t.Errorf("%s: %d lines for %d bands", op, len(lines), len(ompiFixed[op]))
 		}
+	}
+	if len(OpenMPIStandIns()) != 0 {
+		t.Errorf("stand-ins in use: %v", OpenMPIStandIns())
 	}
 	for k, v := range ompiStandIn {
 		opName, _, _ := strings.Cut(k, "/")
