@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/gopsim/gopsim/goal"
 )
@@ -181,12 +182,29 @@ func Algorithms(op Op) []*Algorithm {
 	return out
 }
 
+// regKey names an algorithm in the index.
+type regKey struct {
+	op   Op
+	name string
+}
+
+// index maps every registered algorithm's key to it, built at the first
+// Lookup (every register happens in init functions, before).
+var index struct {
+	once sync.Once
+	m    map[regKey]*Algorithm
+}
+
 // Lookup finds the algorithm of op called name.
 func Lookup(op Op, name string) (*Algorithm, error) {
-	for _, a := range registry {
-		if a.Op == op && a.Name == name {
-			return a, nil
+	index.once.Do(func() {
+		index.m = make(map[regKey]*Algorithm, len(registry))
+		for _, a := range registry {
+			index.m[regKey{a.Op, a.Name}] = a
 		}
+	})
+	if a := index.m[regKey{op, name}]; a != nil {
+		return a, nil
 	}
 	var names []string
 	for _, a := range Algorithms(op) {
