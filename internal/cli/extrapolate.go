@@ -180,9 +180,6 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 	}
 	fmt.Fprintf(log, "grid: %s\n", x.Grid())
 	var st *trace.ConvertStats
-	if o.Convert.Trace.Library == "" {
-		o.Convert.Trace.Library = trace.LibraryOf(src) // x, the copies, does not name it
-	}
 	coll, err := collSummary(x, o.Convert.Trace)
 	if err != nil {
 		return err
