@@ -366,6 +366,11 @@ func ompiMiscFormulas() {
 		}
 		return traffic{p - 1, p - 1, total - s.Counts[(me+1)%p], total - s.Counts[me]}
 	}
+	ompiLinearFormulas()
+}
+
+// ompiLinearFormulas covers the linear rooted algorithms and exscan.
+func ompiLinearFormulas() {
 	linear := func(scatter, v bool) func(s *Spec, me int) traffic {
 		return func(s *Spec, me int) traffic {
 			size := func(i int) uint64 {
