@@ -136,19 +136,11 @@ func (f fromFlag) Set(v string) error {
 
 func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	algos := collAlgoFlag{}
-	o.Trace.CollAlgo = algos
 	fs.Var(fromFlag{&o.To, convertOutputs}, "to", "the output's `FORMAT`: goal (text if OUT ends in .goal, else binary) or tit (a SimGrid time-independent trace: one shared file, compute at --host-speed)")
 	fs.Var(fromFlag{&o.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
-	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (the --coll-select choice)")
-	fs.Var(fromFlag{&o.Trace.CollSelect, collSelects}, "coll-select", "whose algorithm choice the collectives follow: `RULES` openmpi (Open MPI 4.1's tuned rules), mpich, or auto (the library the trace names; MPICH's when it names none)")
-	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
-	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
-	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
-	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
+	convertTraceFlags(fs, o)
 	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time, and with --to tit time into compute actions")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the ranks converted on stderr (it is drawn only when stderr is a terminal)")
-	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim convert [flags] IN OUT
 
@@ -189,11 +181,30 @@ for the time between MPI calls (for TIT, the flops of compute actions at
 each function with its count, unless --unsupported=calc. docs/formats.md
 says what each format gives.
 
+Communicator creation (Comm_split, Comm_dup, Cart_create, ...) becomes the
+allgather and allreduce the MPI library does over the parent communicator;
+a cancelled request becomes nothing (docs/formats.md, "From calls to a
+schedule").
+
 Flags (trace input only, but --to and --host-speed):
 `)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// convertTraceFlags registers the flags of a trace's conversion, which
+// `gopsim convert` and `gopsim validate` share.
+func convertTraceFlags(fs *flag.FlagSet, o *ConvertOptions) {
+	algos := collAlgoFlag{}
+	o.Trace.CollAlgo = algos
+	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (the --coll-select choice)")
+	fs.Var(fromFlag{&o.Trace.CollSelect, collSelects}, "coll-select", "whose algorithm choice the collectives follow: `RULES` openmpi (Open MPI 4.1's tuned rules), mpich, or auto (the library the trace names; MPICH's when it names none)")
+	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
+	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
+	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
+	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
+	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) int {
