@@ -19,12 +19,21 @@ import (
 // converter cannot model and ConvertOptions.Unsupported is not "calc".
 var ErrUnsupported = errors.New("trace: unsupported MPI calls")
 
-// ConvertOptions control Convert. The zero value converts with MPICH's
-// collective algorithms, unscaled compute and an error on unsupported calls.
+// ConvertOptions control Convert. The zero value converts with the
+// collective algorithms of the library the trace was recorded with,
+// unscaled compute and an error on unsupported calls.
 type ConvertOptions struct {
 	// CollAlgo picks the algorithm per collective operation ("auto" or
-	// absent: collective.Select, MPICH's choice).
+	// absent: the choice of CollSelect's rules).
 	CollAlgo map[collective.Op]string
+	// CollSelect is whose default algorithm choice the collectives
+	// follow: "openmpi" (collective.SelectOpenMPI), "mpich"
+	// (collective.Select), or "auto"/"" for the library the trace names
+	// (Library, else LibraryOf), MPICH's when it names none or another.
+	CollSelect string
+	// Library, when set, is the MPI library to assume for auto (an
+	// MPI_Get_library_version line) instead of the one d names.
+	Library string
 	// ComputeScale multiplies the time between MPI calls (0 means 1):
 	// 0.5 asks what a twice faster CPU would give.
 	ComputeScale float64
@@ -85,6 +94,18 @@ type ConvertStats struct {
 	PerFunc     map[string]int64 // records per MPI function
 	Unsupported map[string]int64 // records per function the converter could not model
 	Collectives int64
+	// CollRules is the selection the collectives followed ("openmpi" or
+	// "mpich") and CollNote, when auto found no known library, says why
+	// MPICH's was used.
+	CollRules string
+	CollNote  string
+	// CollStandIns counts the collectives whose algorithm under
+	// CollRules is not modelled, by "op/wanted -> used".
+	CollStandIns map[string]int64
+	// CollAlgorithms counts the collectives (one per rank and call) by
+	// the algorithm that expanded them, "op/algorithm", the ones
+	// communicator creation becomes included.
+	CollAlgorithms map[string]int64
 	// Strided counts the sends labelled non-contiguous ("stride<D>_...",
 	// for log3P), point-to-point and inside collectives.
 	Strided int64
@@ -131,8 +152,13 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 		}
 		algs[op] = a
 	}
+	rules, note, err := ResolveCollSelect(d, &opt)
+	if err != nil {
+		return nil, err
+	}
 	st := newStats(d.NumRanks())
-	results := convertRanks(d, &opt, algs)
+	st.CollRules, st.CollNote = rules.String(), note
+	results := convertRanks(d, &opt, algs, rules)
 	defer results.stop()
 	for r := 0; r < d.NumRanks(); r++ {
 		res := results.next(r)
@@ -158,7 +184,7 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 }
 
 func newStats(ranks int) *ConvertStats {
-	return &ConvertStats{Ranks: ranks, PerFunc: map[string]int64{}, Unsupported: map[string]int64{}}
+	return &ConvertStats{Ranks: ranks, PerFunc: map[string]int64{}, Unsupported: map[string]int64{}, CollStandIns: map[string]int64{}, CollAlgorithms: map[string]int64{}}
 }
 
 // add adds the counts of x, one rank's, to st.
@@ -173,6 +199,12 @@ func (st *ConvertStats) add(x *ConvertStats) {
 	}
 	for k, v := range x.Unsupported {
 		st.Unsupported[k] += v
+	}
+	for k, v := range x.CollStandIns {
+		st.CollStandIns[k] += v
+	}
+	for k, v := range x.CollAlgorithms {
+		st.CollAlgorithms[k] += v
 	}
 }
 
@@ -208,7 +240,7 @@ type rankWorker struct {
 // lent rather than copied.
 var copyLimit = 1 << 16
 
-func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collective.Algorithm) *rankConverter {
+func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collective.Algorithm, rules collective.Rules) *rankConverter {
 	n := d.NumRanks()
 	w := opt.Workers
 	if w <= 0 {
@@ -226,7 +258,7 @@ func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collect
 		rc.wg.Add(1)
 		go func(first int) {
 			defer rc.wg.Done()
-			cv := converter{opt: opt, algs: algs, world: n}
+			cv := converter{opt: opt, algs: algs, rules: rules, world: n}
 			lent := false
 			for r := first; r < n; r += w {
 				if lent {
@@ -301,6 +333,10 @@ func (cv *converter) convert(d Source, r int) rankResult {
 	}
 	b, err := cv.rank(rd, int32(r))
 	rd.Close()
+	for a, n := range cv.perAlg {
+		cv.stats.CollAlgorithms[a.Op.String()+"/"+a.Name] += n
+		delete(cv.perAlg, a)
+	}
 	for f, n := range cv.perFunc {
 		if n > 0 {
 			cv.stats.PerFunc[Func(f).String()] += n
@@ -351,6 +387,7 @@ var collOps = map[string]collective.Op{
 type converter struct {
 	opt    *ConvertOptions
 	algs   map[collective.Op]*collective.Algorithm
+	rules  collective.Rules
 	stats  *ConvertStats
 	world  int
 	b      goal.Builder
@@ -360,6 +397,9 @@ type converter struct {
 	// stats.PerFunc at the end of the rank: a map update per call cost 2 %
 	// of gopsim extrapolate.
 	perFunc [256]int64
+	// perAlg counts the rank's collectives per algorithm, added to
+	// stats.CollAlgorithms at the end of the rank.
+	perAlg map[*collective.Algorithm]int64
 }
 
 // pred is an op the next op of the rank must follow: after its end, or
@@ -698,7 +738,8 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 	spec := collective.Spec{
 		Comm: collective.NewComm(comm.Members), Root: int(c.Root), Size: uint64(max(c.Bytes, 0)),
 		Tag:             1<<31 | uint32(c.Comm&0x7fff)<<16 | k&0xffff,
-		ReduceNsPerByte: cv.opt.ReduceNsPerByte,
+		ReduceNsPerByte: cv.opt.ReduceNsPerByte, ElemSize: uint64(max(c.Type.Size, 0)),
+		Block: name == "MPI_Reduce_scatter_block" || name == "MPI_Ireduce_scatter_block",
 	}
 	if op.Rooted() && c.Root < 0 {
 		return false, fmt.Errorf("root %d", c.Root)
@@ -735,13 +776,21 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 	alg := cv.algs[op]
 	var err error
 	if alg == nil {
-		alg, err = collective.Select(op, &spec)
+		ch, err := cv.rules.Choose(op, &spec)
 		if err != nil {
 			return false, err
+		}
+		alg = ch.Alg
+		if ch.Wanted != "" {
+			cv.stats.CollStandIns[op.String()+"/"+ch.Wanted+" -> "+alg.Name]++
 		}
 	} else if err = alg.Check(&spec); err != nil {
 		return false, err
 	}
+	if cv.perAlg == nil {
+		cv.perAlg = map[*collective.Algorithm]int64{}
+	}
+	cv.perAlg[alg]++
 	after := cv.join(s)
 	first := cv.b.NumOps()
 	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)

@@ -181,6 +181,10 @@ func logValidation(log io.Writer, in, from string, src trace.Source, res *valida
 	st := res.Stats
 	fmt.Fprintf(log, "converted %s (%s trace): %d ranks, %d MPI call records, %d ops, %d calcs (%d ns of computation)\n",
 		in, from, src.NumRanks(), st.Calls, st.Ops, st.Calcs, st.ComputeNs)
+	if st.CollNote != "" {
+		fmt.Fprintf(log, "collectives: %s rules; note: %s\n", st.CollRules, st.CollNote)
+	}
+	logStandIns(log, st)
 	unsupported := map[string]int64{}
 	for k, v := range st.Unsupported {
 		unsupported[k] += v
