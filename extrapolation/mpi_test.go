@@ -192,8 +192,8 @@ func TestHaloTraceMatchesPattern(t *testing.T) {
 // TestCollectivesRegenerated: allreduce_loop traced on 4 ranks and
 // extrapolated ×4 converts to the schedule of the same program traced on
 // 16 ranks, op for op and edge for edge, once computation is left out: the
-// Allreduces are regenerated over 16 ranks by the algorithm MPICH would
-// pick at 16.
+// Allreduces are regenerated over 16 ranks by the algorithm the traced
+// library would pick at 16 (both traces name it).
 func TestCollectivesRegenerated(t *testing.T) {
 	small := traceExample(t, 4, "allreduce_loop", "20", "1000")
 	large := traceExample(t, 16, "allreduce_loop", "20", "1000")

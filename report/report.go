@@ -246,11 +246,11 @@ func build(in Input, opt Options) (*page, error) {
 	}
 	pr := r.Params
 	p.Params = []kv{
-		{"L", strconv.FormatInt(pr.L, 10), "ns"},
-		{"o", strconv.FormatInt(pr.Overhead, 10), "ns"},
-		{"g", strconv.FormatInt(pr.Gap, 10), "ns"},
-		{"G", strconv.FormatInt(pr.GapPerByte, 10), "ns/byte"},
-		{"O", strconv.FormatInt(pr.OverheadPerByte, 10), "ns/byte"},
+		{"L", strconv.FormatFloat(pr.L, 'f', -1, 64), "ns"},
+		{"o", strconv.FormatFloat(pr.Overhead, 'f', -1, 64), "ns"},
+		{"g", strconv.FormatFloat(pr.Gap, 'f', -1, 64), "ns"},
+		{"G", strconv.FormatFloat(pr.GapPerByte, 'f', -1, 64), "ns/byte"},
+		{"O", strconv.FormatFloat(pr.OverheadPerByte, 'f', -1, 64), "ns/byte"},
 		{"S", strconv.FormatInt(pr.EagerLimit, 10), "bytes"},
 	}
 	if r.Noise != nil {

@@ -46,6 +46,13 @@
 // process grid, which then grows along its first dimension so that a
 // halo stays one halo.
 //
+// Values of the dimensions in ns, ns per byte and bytes may have decimals
+// and may be strings with a unit, converted to the dimension's unit as
+// the command line's flags are (sim.ParseDuration, sim.ParsePerByte,
+// sim.ParseBytes): L_ns = "1.5us", G_ns_per_byte = ["100Gb/s", 0.5],
+// o_ns = { from = "250ns", to = "1us", step = "250ns" }, S_bytes = "64KiB".
+// A factor stays a plain number.
+//
 // Each worker compiles the schedule once (sim.Compile) and runs every
 // point that shares its transformation on the compiled program.
 //

@@ -146,7 +146,7 @@ func TestRowsMatchSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := sim.Params{L: num[3], Overhead: num[4], Gap: num[5], GapPerByte: num[6], OverheadPerByte: num[7], EagerLimit: num[8]}
+		p := sim.Params{L: float64(num[3]), Overhead: float64(num[4]), Gap: float64(num[5]), GapPerByte: float64(num[6]), OverheadPerByte: float64(num[7]), EagerLimit: num[8]}
 		res, err := sim.Run(sched, sim.Options{Params: p})
 		if err != nil {
 			t.Fatal(err)

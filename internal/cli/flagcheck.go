@@ -20,6 +20,7 @@ var traceFlagScope = []struct {
 	applies     func(from, to string) bool
 }{
 	{"coll-algo", "a trace input", isTrace},
+	{"coll-select", "a trace input", isTrace},
 	{"compute-scale", "a trace input", isTrace},
 	{"unsupported", "a trace input", isTrace},
 	{"reduce-cost", "a trace input", isTrace},

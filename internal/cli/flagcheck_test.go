@@ -71,6 +71,8 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		{"convert reduce-cost negative", []string{"convert", "--reduce-cost", "-1", liballprof, out("c.goal")}, ExitUsage, "--reduce-cost -1"},
 		{"convert timemult zero", []string{"convert", "--timemult", "0", liballprof, out("c.goal")}, ExitUsage, "--timemult 0"},
 		{"extrapolate compute-scale on a schedule", []string{"extrapolate", "--factor", "2", "--compute-scale", "2", sched, out("e.goal")}, ExitUsage, "--compute-scale applies to a trace input"},
+		{"validate compute-scale NaN", []string{"validate", "--compute-scale", "NaN", liballprof}, ExitError, "--compute-scale NaN"},
+		{"validate timemult on a gopsim trace", []string{"validate", "--timemult", "2", "../../trace/testdata/irregular"}, ExitError, "--timemult applies to liballprof traces"},
 		// merge, report, noise, sweep
 		{"merge seed without random", []string{"merge", "--seed", "3", "-o", out("m.goal"), sched, sched}, ExitUsage, "--seed needs --placement random"},
 		{"merge seed with random", []string{"merge", "--seed", "3", "--placement", "random", "-o", out("m.goal"), sched, sched}, ExitOK, ""},

@@ -103,6 +103,7 @@ that file's name) and a grid and/or a list of points:
   L_ns = { from = 250, to = 16000, factor = 2 }   # geometric
   o_ns = { from = 500, to = 2500, step = 1000 }   # arithmetic
   S_bytes = [4096, 65535]                  # a list
+  G_ns_per_byte = ["100Gb/s", 0.5]         # decimals, or strings with units ("1.5us", "64KiB")
   compute_scale = [0.5, 1, 2]              # every calc op's duration times this
   [[points]]                               # listed points follow the grid's
   L_ns = 100
