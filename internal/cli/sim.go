@@ -99,7 +99,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		given, cmdline := setFlags(fs), o.Params
 		p, err := sim.ReadParamsFile(o.ParamsFile, sim.DefaultParams())
 		if err != nil {
-			fmt.Fprintf(stderr, "gopsim sim: %v\n", err)
+			printErr(stderr, "sim", err)
 			return ExitError
 		}
 		for _, f := range []struct {

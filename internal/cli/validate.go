@@ -87,7 +87,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if o.ParamsFile != "" {
 		p, err := sim.ReadParamsFile(o.ParamsFile, sim.DefaultParams())
 		if err != nil {
-			fmt.Fprintf(stderr, "gopsim validate: %v\n", err)
+			printErr(stderr, "validate", err)
 			return ExitError
 		}
 		o.Params = p
