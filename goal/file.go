@@ -93,10 +93,8 @@ func WriteFile(path string, s *Schedule, f Format) error {
 // produces, as every gopsim output is written (internal/atomicfile): a
 // temporary file beside it, fsynced and renamed over it; written through
 // for a FIFO or a character device such as /dev/stdout; refused for a
-// directory or a block device.
-//
-// Deprecated: kept for library users; gopsim's own writers call
-// atomicfile.Write.
+// directory or a block device. It is the public face of that internal
+// package, for library users; gopsim's own writers call atomicfile.Write.
 func AtomicWrite(path string, write func(io.Writer) error) error {
 	return atomicfile.Write(path, write)
 }
