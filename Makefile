@@ -90,6 +90,8 @@ PMPI_HDR := trace/pmpi/gopsim_pmpi.h trace/pmpi/funcs_gen.h
 MPI_EX_C := $(patsubst examples/mpi/%.c,bin/examples/mpi/%,$(wildcard examples/mpi/*.c))
 MPI_EX_F := $(patsubst examples/mpi/%.f90,bin/examples/mpi/%,$(wildcard examples/mpi/*.f90))
 PMPI_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
+# apt-get waits for a dpkg lock another process holds instead of failing.
+APT_LOCK := -o DPkg::Lock::Timeout=600
 
 # Open MPI and gfortran from the distribution when they are missing: only
 # as root with apt-get; otherwise say what to install.
@@ -120,20 +122,25 @@ mpi-deps:
 	else \
 	  echo "mpi-deps: MPICH is missing: TestMPICH skips (Debian: apt-get install mpich libmpich-dev)" >&2; \
 	fi
-	@# LAMMPS (lmp, built with Open MPI) for trace/lammps_test.go: installed
-	@# when missing, as root with apt-get; without it those tests skip (fail
-	@# under CI), so a failed installation is a warning here.
-	@if command -v lmp >/dev/null 2>&1; then \
-	  :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "mpi-deps: installing lammps with apt-get"; \
-	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lammps >/dev/null 2>&1 || \
-	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lammps >/dev/null; }; } || \
-	  echo "mpi-deps: warning: installing lammps failed; the LAMMPS tests will skip (or fail under CI)" >&2; \
-	else \
-	  echo "mpi-deps: lmp (LAMMPS) is missing: the LAMMPS tests skip (Debian: apt-get install lammps)" >&2; \
-	fi
+	@# LAMMPS (lmp, built with Open MPI) for trace/lammps_test.go and the
+	@# HPC Challenge (hpcc) for trace/hpcc_test.go: installed when missing,
+	@# as root with apt-get, which waits up to 10 minutes for another
+	@# process's dpkg lock ($(APT_LOCK)); without them those tests skip
+	@# (fail under CI), so a failed installation is a warning here.
+	@for pkg in lammps:lmp hpcc:hpcc; do \
+	  p=$${pkg%%:*}; bin=$${pkg#*:}; \
+	  if command -v $$bin >/dev/null 2>&1; then \
+	    :; \
+	  elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "mpi-deps: installing $$p with apt-get"; \
+	    { DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq $$p >/dev/null 2>&1 || \
+	      { DEBIAN_FRONTEND=noninteractive apt-get update $(APT_LOCK) -qq && \
+	        DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq $$p >/dev/null; }; } || \
+	    echo "mpi-deps: warning: installing $$p failed; the tests that run $$bin will skip (or fail under CI)" >&2; \
+	  else \
+	    echo "mpi-deps: $$bin is missing: the tests that run it skip (Debian: apt-get install $$p)" >&2; \
+	  fi; \
+	done
 
 # The tracer library and the example programs. The wrappers are generated
 # from trace/pmpi/gen/spec.go first (the generator rewrites only files
@@ -196,15 +203,17 @@ proto:
 
 # ---- docs/accuracy.md: measured against simulated times ----
 
-# Runs the MPI examples and LAMMPS (examples/lammps) at 4 and 2 ranks
-# without and with the tracer, converts and simulates every trace with
-# LogGOPS parameters measured by the MPI ping-pong, and prints the tables of
-# docs/accuracy.md on stdout (about two minutes; not part of make test).
-# ACCURACY_FLAGS passes flags, e.g. ACCURACY_FLAGS="-reps 3 -np 4 -only LAMMPS".
+# Calibrates this machine with `gopsim calibrate --backend mpi`, then runs
+# every MPI example, LAMMPS (examples/lammps) and HPCC (examples/hpcc) at 2
+# ranks without and with the tracer, validates every trace against its
+# simulation with the calibrated parameters (as `gopsim validate --params`),
+# and prints the tables of docs/accuracy.md on stdout (a few minutes, on an
+# idle machine; not part of make test). ACCURACY_FLAGS passes flags, e.g.
+# ACCURACY_FLAGS="-reps 3 -only LAMMPS" or -params FILE to skip calibrating.
 ACCURACY_FLAGS ?=
 
 .PHONY: accuracy
-accuracy: tracer
+accuracy: build tracer calibrate-deps
 	$(GO) run ./internal/accuracy $(ACCURACY_FLAGS)
 
 # ---- OTF2 traces: otf2-print (OTF2's reference printer) ----

@@ -140,10 +140,10 @@ func ExampleParamFile_Write() {
 	fmt.Print(head, "  ...\n") // then fit (medians, residuals, R², standard errors) and source
 	// Output:
 	// {
-	//   "L_ns": 5000,
+	//   "L_ns": 5000.071,
 	//   "o_ns": 2000,
-	//   "g_ns": 3000,
-	//   "G_ns_per_byte": 0,
+	//   "g_ns": 2999.831,
+	//   "G_ns_per_byte": 0.250078,
 	//   "O_ns_per_byte": 0,
 	//   "ranges": [
 	//     {
@@ -156,9 +156,7 @@ func ExampleParamFile_Write() {
 	//       "O_ns_per_byte": 0
 	//     }
 	//   ],
-	//   "warnings": [
-	//     "G_ns_per_byte = 0.2501 rounded to 0 in the base keys (sim reads integers there); ranges[0] keeps the fitted value, and the ranges cover every size"
-	//   ],
+	//   "warnings": [],
 	//   ...
 }
 

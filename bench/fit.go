@@ -417,7 +417,7 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 	placeProbes(pf, probes)
 	pf.EagerLimit = eagerLimit(pf, pts)
 	pf.Fit.Points = pointFits(all, pf.Ranges)
-	pf.Warnings = append(pf.Warnings, pf.setBase()...)
+	pf.setBase()
 	pp, err := pingPong(pf, all, probes)
 	if err != nil {
 		return nil, err
@@ -630,24 +630,11 @@ func pointFits(pts []point, ranges []Range) []PointFit {
 	return out
 }
 
-// setBase sets the base keys from the smallest-size range through toBase
-// and says what toBase rounded.
-func (pf *ParamFile) setBase() []string {
-	var w []string
+// setBase sets the base keys from the smallest-size range (toBase).
+func (pf *ParamFile) setBase() {
 	base := pf.Ranges[0]
-	for _, f := range []struct {
-		name string
-		v    float64
-		dst  *baseValue
-	}{{"L_ns", base.L, &pf.L}, {"o_ns", base.Overhead, &pf.Overhead}, {"g_ns", base.Gap, &pf.Gap},
-		{"G_ns_per_byte", base.GapPerByte, &pf.GapPerByte}, {"O_ns_per_byte", base.OverheadPerByte, &pf.OverheadPerByte}} {
-		*f.dst = toBase(f.v)
-		if d := math.Abs(float64(*f.dst) - f.v); d > 0.01*math.Abs(f.v) && d >= 0.005 {
-			w = append(w, fmt.Sprintf("%s = %.4g rounded to %v in the base keys (sim reads integers there); ranges[0] keeps the fitted value, and the ranges cover every size",
-				f.name, f.v, *f.dst))
-		}
-	}
-	return w
+	pf.L, pf.Overhead, pf.Gap = toBase(base.L), toBase(base.Overhead), toBase(base.Gap)
+	pf.GapPerByte, pf.OverheadPerByte = toBase(base.GapPerByte), toBase(base.OverheadPerByte)
 }
 
 func rms(l line) float64 {

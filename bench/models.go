@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -66,7 +66,7 @@ func (m *ModelFile) Write(w io.Writer) error {
 // WriteFile writes the file to path through a temporary file renamed
 // into place.
 func (m *ModelFile) WriteFile(path string) error {
-	if err := goal.AtomicWrite(path, m.Write); err != nil {
+	if err := atomicfile.Write(path, m.Write); err != nil {
 		return fmt.Errorf("writing parameter file %s: %w", path, err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/sim"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -125,7 +126,7 @@ func WriteModelPlotFile(path string, p sim.Params, sizes []int64, stride uint64,
 	if format == "" {
 		format = "png"
 	}
-	if err := goal.AtomicWrite(path, func(w io.Writer) error { return WriteModelPlot(w, format, p, sizes, stride, measured) }); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return WriteModelPlot(w, format, p, sizes, stride, measured) }); err != nil {
 		return fmt.Errorf("writing plot %s: %w", path, err)
 	}
 	return nil

@@ -59,7 +59,7 @@ func TestFitModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.PLogP == nil || p.AlphaBeta == nil || p.L != pf.L {
+	if p.PLogP == nil || p.AlphaBeta == nil || p.L != float64(pf.L) {
 		t.Errorf("read back %+v", p)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -189,7 +189,7 @@ func (t PackTable) WriteCSV(w io.Writer) error {
 // WritePackTableFile writes t to path through a temporary file renamed
 // into place.
 func WritePackTableFile(path string, t PackTable) error {
-	if err := goal.AtomicWrite(path, t.WriteCSV); err != nil {
+	if err := atomicfile.Write(path, t.WriteCSV); err != nil {
 		return fmt.Errorf("writing pack table %s: %w", path, err)
 	}
 	return nil

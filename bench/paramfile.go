@@ -6,7 +6,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -16,16 +16,13 @@ const MaxMessageBytes = 1 << 41
 
 // baseValue is the type of the parameter file's base keys L_ns, o_ns,
 // g_ns, G_ns_per_byte and O_ns_per_byte: that of sim.Params' fields, so
-// that the file is what `gopsim sim --params` reads.
-//
-// MERGE (issue 19, fractional parameters): when sim.Params' L, Overhead,
-// Gap, GapPerByte and OverheadPerByte become float64, make this float64
-// and toBase return round(v, 6); nothing else changes.
-type baseValue = int64
+// that the file is what `gopsim sim --params` reads. sim takes fractions
+// of a ns (and of a ns per byte) there.
+type baseValue = float64
 
-// toBase converts a fitted value to a base key: today rounded to whole ns
-// (and ns per byte), because sim reads integers there.
-func toBase(v float64) baseValue { return baseValue(math.Round(v)) }
+// toBase converts a fitted value to a base key, to the precision of the
+// ranges (round keeps the file readable; sim rounds to whole ps itself).
+func toBase(v float64) baseValue { return round(v, 6) }
 
 // ParamFile is the parameter file that calibration writes. Its first keys
 // are those sim.ReadParams reads (from the smallest-size range, through
@@ -104,7 +101,7 @@ func (p *ParamFile) Write(w io.Writer) error {
 // WriteFile writes the parameter file to path through a temporary file
 // renamed into place.
 func (p *ParamFile) WriteFile(path string) error {
-	if err := goal.AtomicWrite(path, p.Write); err != nil {
+	if err := atomicfile.Write(path, p.Write); err != nil {
 		return fmt.Errorf("writing parameter file %s: %w", path, err)
 	}
 	return nil

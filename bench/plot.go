@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -158,7 +158,7 @@ func (p *ParamFile) WritePlotFile(path string) error {
 	if format == "" {
 		format = "png"
 	}
-	if err := goal.AtomicWrite(path, func(w io.Writer) error { return p.WritePlot(w, format) }); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return p.WritePlot(w, format) }); err != nil {
 		return fmt.Errorf("writing plot %s: %w", path, err)
 	}
 	return nil

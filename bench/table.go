@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 )
 
 // The raw PRTT table is CSV with the header TableHeader and one row per
@@ -229,7 +229,7 @@ func (t Table) WriteCSV(w io.Writer) error {
 // WriteTableFile writes t to path through a temporary file renamed into
 // place, so that path never holds a partial table.
 func WriteTableFile(path string, t Table) error {
-	if err := goal.AtomicWrite(path, t.WriteCSV); err != nil {
+	if err := atomicfile.Write(path, t.WriteCSV); err != nil {
 		return fmt.Errorf("writing PRTT table %s: %w", path, err)
 	}
 	return nil

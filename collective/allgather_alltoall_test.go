@@ -184,7 +184,7 @@ func recdoubTraffic(p, me int, block func(j int) uint64) traffic {
 // NIC gap g + bG never binds, and the call takes the sum of its steps.
 func TestAllgatherAlltoallClosedForm(t *testing.T) {
 	p := sim.DefaultParams()
-	L, o, G := p.L, p.Overhead, p.GapPerByte
+	L, o, G := int64(p.L), int64(p.Overhead), int64(p.GapPerByte)
 	bG := func(s uint64) int64 { return (int64(s) - 1) * G }
 	step := func(s uint64) int64 { return 2*o + L + bG(s) }
 	same := func(n int, t int64) []int64 {

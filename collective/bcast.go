@@ -100,15 +100,21 @@ func bcastScatter(e *emitter, pc bcastPieces) {
 }
 
 func bcastScatterRingAllgather(e *emitter) {
-	p, root := e.p, e.s.Root
+	p := e.p
 	if e.s.Size == 0 {
 		return
 	}
 	pc := newBcastPieces(e.s.Size, p)
 	bcastScatter(e, pc)
-	// Ring: step i sends to the right the piece received in step i-1 (at
-	// first its own) and receives from the left the piece before it. Empty
-	// pieces still make (empty) messages, as MPIC_Sendrecv sends them.
+	bcastRing(e, pc)
+}
+
+// bcastRing is the allgather of the pieces: step i sends to the right the
+// piece received in step i-1 (at first its own) and receives from the
+// left the piece before it. Empty pieces still make (empty) messages, as
+// MPIC_Sendrecv (and Open MPI's sendrecv) sends them.
+func bcastRing(e *emitter, pc bcastPieces) {
+	p, root := e.p, e.s.Root
 	left, right := (e.me+p-1)%p, (e.me+1)%p
 	j, jnext := e.me, left
 	for i := 1; i < p; i++ {

@@ -444,7 +444,7 @@ func TestReduceCalcsBcastReduce(t *testing.T) {
 // receive's o + bG: hop(s) = 2o + L + (s-1)G.
 func TestClosedFormBcastReduce(t *testing.T) {
 	p := sim.DefaultParams()
-	L, o, G := p.L, p.Overhead, p.GapPerByte
+	L, o, G := int64(p.L), int64(p.Overhead), int64(p.GapPerByte)
 	hop := func(s int64) int64 { return 2*o + L + max(s-1, 0)*G }
 	for _, tc := range []struct {
 		name string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/gopsim/gopsim/goal"
 )
@@ -131,7 +132,15 @@ type Spec struct {
 	NIC uint16 // NIC for every message
 
 	Segment uint64 // pipeline segment in bytes; 0 means the algorithm's default
-	Radix   int    // fan-out of k-ary and n-way algorithms; 0 means the default
+	// ElemSize is the size of one element of the datatype in bytes (0
+	// means 1). Open MPI's algorithms split buffers by elements and
+	// switch algorithms on element counts; the others take a byte as an
+	// element.
+	ElemSize uint64
+	// Block marks MPI_Reduce_scatter_block among the ReduceScatter calls:
+	// Open MPI chooses its algorithm by another table.
+	Block bool
+	Radix int // fan-out of k-ary and n-way algorithms; 0 means the default
 
 	// ReduceNsPerByte, when positive, adds a calc op of
 	// round(bytes·ReduceNsPerByte) ns wherever received data is combined.
@@ -173,12 +182,29 @@ func Algorithms(op Op) []*Algorithm {
 	return out
 }
 
+// regKey names an algorithm in the index.
+type regKey struct {
+	op   Op
+	name string
+}
+
+// index maps every registered algorithm's key to it, built at the first
+// Lookup (every register happens in init functions, before).
+var index struct {
+	once sync.Once
+	m    map[regKey]*Algorithm
+}
+
 // Lookup finds the algorithm of op called name.
 func Lookup(op Op, name string) (*Algorithm, error) {
-	for _, a := range registry {
-		if a.Op == op && a.Name == name {
-			return a, nil
+	index.once.Do(func() {
+		index.m = make(map[regKey]*Algorithm, len(registry))
+		for _, a := range registry {
+			index.m[regKey{a.Op, a.Name}] = a
 		}
+	})
+	if a := index.m[regKey{op, name}]; a != nil {
+		return a, nil
 	}
 	var names []string
 	for _, a := range Algorithms(op) {

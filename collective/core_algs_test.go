@@ -53,7 +53,7 @@ func init() {
 // by hand from the rules in docs/model.md (b = s-1 bytes; eager; O = 0).
 func TestClosedForm(t *testing.T) {
 	p := sim.DefaultParams() // L 2500, o 1500, g 1000, G 6, S 65535
-	L, o, G := p.L, p.Overhead, p.GapPerByte
+	L, o, G := int64(p.L), int64(p.Overhead), int64(p.GapPerByte)
 	for _, tc := range []struct {
 		name string
 		op   Op

@@ -1,8 +1,8 @@
 // Package collective builds the schedules of MPI collective operations, one
 // rank at a time, with the algorithms MPI libraries run.
 //
-// An Algorithm (Lookup by operation and name, or Select for MPICH's default
-// choice) emits the ops that one member of a communicator runs for one call
+// An Algorithm (Lookup by operation and name; Select for MPICH's default
+// choice, SelectOpenMPI for Open MPI's, or Rules.Choose for either) emits the ops that one member of a communicator runs for one call
 // into a goal.Builder. The call is described by a Spec: the communicator
 // (its members as world ranks, so sub-communicators work), the root, the
 // sizes, the tag, CPU and NIC, a pipeline segment and an optional reduction

@@ -49,3 +49,41 @@ func ExampleSelect() {
 	// 1024 bytes: recdoub
 	// 1048576 bytes: rabenseifner
 }
+
+// Open MPI's choice for an allreduce of doubles on 2 ranks depends on the
+// size, and on the element count: one double is fewer elements than
+// ranks, so its ring falls back to recursive doubling inside.
+func ExampleSelectOpenMPI() {
+	for _, size := range []uint64{8, 1024, 6000, 100_000, 1 << 20} {
+		spec := collective.Spec{Comm: collective.WorldComm(2), Size: size, ElemSize: 8}
+		ch, err := collective.SelectOpenMPI(collective.Allreduce, &spec)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(size, "bytes:", ch.Alg.Name)
+	}
+	// Output:
+	// 8 bytes: recdoub
+	// 1024 bytes: recdoub
+	// 6000 bytes: ompi_ring
+	// 100000 bytes: ompi_segmented_ring
+	// 1048576 bytes: ompi_redscat_allgather
+}
+
+// A trace converter picks the rules once, then asks them per call.
+func ExampleRules_Choose() {
+	rules, err := collective.ParseRules("openmpi")
+	if err != nil {
+		panic(err)
+	}
+	spec := collective.Spec{Comm: collective.WorldComm(6)}
+	ch, err := rules.Choose(collective.Barrier, &spec)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(rules, ch.Alg.Name)
+	fmt.Println(collective.OpenMPIRules(collective.Barrier)[1])
+	// Output:
+	// openmpi ompi_linear
+	// 4 <= P < 8: linear (ompi_linear)
+}

@@ -231,7 +231,7 @@ func TestGatherScanHelpers(t *testing.T) {
 // Every message below is eager.
 func TestClosedFormGatherScan(t *testing.T) {
 	p := sim.DefaultParams()
-	L, o, g, G := p.L, p.Overhead, p.Gap, p.GapPerByte
+	L, o, g, G := int64(p.L), int64(p.Overhead), int64(p.Gap), int64(p.GapPerByte)
 	T := func(s int64) int64 { return 2*o + L + (s-1)*G }
 	c := func(bytes int64, nsPerByte float64) int64 { return int64(math.Round(float64(bytes) * nsPerByte)) }
 	for _, tc := range []struct {

@@ -135,6 +135,55 @@ func simulate(t *testing.T, s *goal.Schedule) *sim.Result {
 	return res
 }
 
+// withoutCollectives is s without its collective messages (the converter
+// tags them with bit 31): every kept op depends on the kept ops it depended
+// on through removed ones (an irequires edge only if every edge of the way
+// was one).
+func withoutCollectives(s *goal.Schedule) *goal.Schedule {
+	out := goal.NewSchedule(s.NumRanks)
+	var in, b goal.RankBlock
+	for r := range s.NumRanks {
+		s.Block(r, &in)
+		idx := make([]int32, len(in.Ops)) // new index, -1 if removed
+		b.Reset(int32(r))
+		for i, op := range in.Ops {
+			idx[i] = -1
+			if op.Kind == goal.Calc || op.Tag < 1<<31 {
+				idx[i] = int32(len(b.Ops))
+				b.Ops = append(b.Ops, op)
+			}
+		}
+		var reach func(i int32, start bool, add func(goal.Dep))
+		reach = func(i int32, start bool, add func(goal.Dep)) {
+			for _, d := range in.Deps[in.DepStart[i]:in.DepStart[i+1]] {
+				if j := idx[d.Succ()]; j >= 0 {
+					add(goal.MakeDep(j, start && d.Start()))
+				} else {
+					reach(d.Succ(), start && d.Start(), add)
+				}
+			}
+		}
+		b.DepStart = append(b.DepStart, 0)
+		for i := range in.Ops {
+			if idx[i] < 0 {
+				continue
+			}
+			seen := map[goal.Dep]bool{}
+			reach(int32(i), true, func(d goal.Dep) {
+				if !seen[d] {
+					seen[d] = true
+					b.Deps = append(b.Deps, d)
+				}
+			})
+			b.DepStart = append(b.DepStart, int32(len(b.Deps)))
+		}
+		if err := out.AppendRank(&b); err != nil {
+			panic(err)
+		}
+	}
+	return out
+}
+
 // peers lists, per rank, the sorted peers of its sends and of its receives.
 func peers(s *goal.Schedule) (send, recv [][]int32) {
 	send, recv = make([][]int32, s.NumRanks), make([][]int32, s.NumRanks)
@@ -159,7 +208,9 @@ func peers(s *goal.Schedule) (send, recv [][]int32) {
 // gen -p halo2d --periodic -d 512 --iterations 10: every rank has the
 // neighbours it has in the 256x4 grid (one halo, not 64 disjoint ones), and
 // every rank finishes at the same simulated time as in the generated
-// 32x32 schedule.
+// 32x32 schedule, once the communicator creation that precedes the halo in
+// the trace (MPI_Cart_create: the context-id allreduce, docs/formats.md)
+// is taken out.
 func TestHaloTraceMatchesPattern(t *testing.T) {
 	d := traceExample(t, 16, "halo2d", "10", "64", "64", "0")
 	x, err := extrapolation.NewSource(d, extrapolation.Options{Factor: 64})
@@ -169,7 +220,7 @@ func TestHaloTraceMatchesPattern(t *testing.T) {
 	if g := x.Grid(); !slices.Equal(g.Dims, []int{4, 4}) || !slices.Equal(g.Grown, []int{256, 4}) || g.Agree != 16 {
 		t.Fatalf("grid %s", g)
 	}
-	got := convertWith(t, x, noCompute)
+	got := withoutCollectives(convertWith(t, x, noCompute))
 
 	grid := generate(t, "halo2d", pattern.Params{Ranks: 1024, Size: 512, Iterations: 10, Periodic: true, Dims: []int{256, 4}})
 	gs, gr := peers(got)
@@ -192,8 +243,8 @@ func TestHaloTraceMatchesPattern(t *testing.T) {
 // TestCollectivesRegenerated: allreduce_loop traced on 4 ranks and
 // extrapolated ×4 converts to the schedule of the same program traced on
 // 16 ranks, op for op and edge for edge, once computation is left out: the
-// Allreduces are regenerated over 16 ranks by the algorithm MPICH would
-// pick at 16.
+// Allreduces are regenerated over 16 ranks by the algorithm the traced
+// library would pick at 16 (both traces name it).
 func TestCollectivesRegenerated(t *testing.T) {
 	small := traceExample(t, 4, "allreduce_loop", "20", "1000")
 	large := traceExample(t, 16, "allreduce_loop", "20", "1000")

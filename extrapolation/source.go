@@ -204,6 +204,10 @@ func (x *Source) Factor() int { return x.m.k }
 // Grid says whether and how the grid rule applies.
 func (x *Source) Grid() GridInfo { return x.grid }
 
+// Library is the MPI library of the trace copied (trace.LibraryOf), so
+// that the copies' collectives follow its rules.
+func (x *Source) Library() string { return trace.LibraryOf(x.src) }
+
 // Unsupported passes on the counts of calls the wrapped importer could
 // not model, if it keeps them (see the cli's convert).
 func (x *Source) Unsupported() map[string]int64 {

@@ -201,8 +201,8 @@ type Header struct {
 
 func (h Header) check() error {
 	switch {
-	case h.NumRanks < 0 || h.NumRanks > MaxRanks:
-		return fmt.Errorf("%d ranks, want 0..%d", h.NumRanks, MaxRanks)
+	case h.NumRanks < 1 || h.NumRanks > MaxRanks:
+		return fmt.Errorf("%d ranks, want 1..%d", h.NumRanks, MaxRanks)
 	case h.NumCPUs < 1 || h.NumCPUs > MaxCPU+1:
 		return fmt.Errorf("%d cpus, want 1..%d", h.NumCPUs, MaxCPU+1)
 	case h.NumNICs < 1 || h.NumNICs > MaxNIC+1:
@@ -742,8 +742,8 @@ func (r *Reader) readHeader() error {
 		}
 	}
 	switch {
-	case f[0] > MaxRanks:
-		return r.failf(offs[0], "%d ranks, more than %d", f[0], MaxRanks)
+	case f[0] < 1 || f[0] > MaxRanks:
+		return r.failf(offs[0], "%d ranks, want 1..%d", f[0], MaxRanks)
 	case f[1] < 1 || f[1] > MaxCPU+1:
 		return r.failf(offs[1], "%d cpus, want 1..%d", f[1], MaxCPU+1)
 	case f[2] < 1 || f[2] > MaxNIC+1:

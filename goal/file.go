@@ -2,15 +2,13 @@ package goal
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/internal/atomicfile"
 )
 
 // Format is the on-disk form of a schedule.
@@ -83,7 +81,7 @@ func ReadAt(r io.ReaderAt, size int64, name string) (*Schedule, Format, error) {
 // temporary file in the same directory that is renamed over path only
 // once complete, so an error never leaves a partial file behind.
 func WriteFile(path string, s *Schedule, f Format) error {
-	return AtomicWrite(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		if f == FormatBinary {
 			return WriteBinary(w, s)
 		}
@@ -91,43 +89,12 @@ func WriteFile(path string, s *Schedule, f Format) error {
 	})
 }
 
-// AtomicWrite creates path with the bytes that write produces, through a
-// temporary file in the same directory and a rename; on any error the
-// temporary file is removed and path is left as it was.
-func AtomicWrite(path string, write func(io.Writer) error) (err error) {
-	tmp, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// createTemp is os.CreateTemp with the permissions of os.Create (0666 less
-// the umask) instead of 0600, so that the file renamed to path is not
-// private to its owner.
-func createTemp(dir, prefix string) (*os.File, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		return f, err
-	}
+// AtomicWrite creates or replaces path with the bytes that write
+// produces, as every gopsim output is written (internal/atomicfile): a
+// temporary file beside it, fsynced and renamed over it; written through
+// for a FIFO or a character device such as /dev/stdout; refused for a
+// directory or a block device. It is the public face of that internal
+// package, for library users; gopsim's own writers call atomicfile.Write.
+func AtomicWrite(path string, write func(io.Writer) error) error {
+	return atomicfile.Write(path, write)
 }

@@ -55,6 +55,14 @@ type Model struct {
 	absorbed []int64
 }
 
+// MaxFactor bounds a straggler factor; MaxDetour bounds one detour (and
+// one straggler's extra time per charge), in ns: about 36 years, so that
+// a charge is never a wrapped or negative time.
+const (
+	MaxFactor = 1e6
+	MaxDetour = 1 << 60
+)
+
 // New prepares the model for numRanks ranks.
 func New(cfg Config, numRanks int) (*Model, error) {
 	if cfg.PeriodNs < 0 || cfg.PeriodDurNs < 0 || (cfg.PeriodNs > 0 && cfg.PeriodDurNs >= cfg.PeriodNs) {
@@ -72,11 +80,14 @@ func New(cfg Config, numRanks int) (*Model, error) {
 	default:
 		return nil, fmt.Errorf("%w: distribution %q: expected exp or pareto", ErrConfig, cfg.Dist)
 	}
-	if (len(cfg.Stragglers) > 0 || cfg.StragglerFraction > 0) && !(cfg.Factor >= 1) {
-		return nil, fmt.Errorf("%w: straggler factor %g: need at least 1", ErrConfig, cfg.Factor)
+	if (len(cfg.Stragglers) > 0 || cfg.StragglerFraction > 0) && !(cfg.Factor >= 1 && cfg.Factor <= MaxFactor) {
+		return nil, fmt.Errorf("%w: straggler factor %g: need 1..%g", ErrConfig, cfg.Factor, float64(MaxFactor))
 	}
-	if cfg.StragglerFraction < 0 || cfg.StragglerFraction > 1 {
+	if !(cfg.StragglerFraction >= 0 && cfg.StragglerFraction <= 1) {
 		return nil, fmt.Errorf("%w: straggler fraction %g outside 0..1", ErrConfig, cfg.StragglerFraction)
+	}
+	if cfg.Dist != "" && math.IsInf(cfg.MeanIntervalNs, 0) {
+		return nil, fmt.Errorf("%w: random detours every %g ns on average", ErrConfig, cfg.MeanIntervalNs)
 	}
 	m := &Model{cfg: cfg, absorbed: make([]int64, numRanks)}
 	rnd := rand.New(rand.NewPCG(cfg.Seed, 0x6e6f697365))
@@ -144,7 +155,7 @@ func (m *Model) Charge(r int32, start, length int64) int64 {
 		extra += m.random(r, start, length)
 	}
 	if m.straggle != nil && m.straggle[r] {
-		extra += int64(math.Round(float64(length) * (m.cfg.Factor - 1)))
+		extra += clampNs(math.Round(float64(length) * (m.cfg.Factor - 1)))
 	}
 	m.absorbed[r] += extra
 	return extra
@@ -205,7 +216,16 @@ func (m *Model) draw(src *rand.PCG, mean float64) int64 {
 	if m.cfg.Dist == "pareto" {
 		a := m.cfg.Alpha
 		xm := mean * (a - 1) / a
-		return int64(math.Round(xm / math.Pow(1-u, 1/a)))
+		return clampNs(math.Round(xm / math.Pow(1-u, 1/a)))
 	}
-	return int64(math.Round(-math.Log(1-u) * mean))
+	return clampNs(math.Round(-math.Log(1-u) * mean))
+}
+
+// clampNs converts a non-negative time to ns, at most MaxDetour: a heavy
+// Pareto tail or a huge straggler factor saturates instead of wrapping.
+func clampNs(v float64) int64 {
+	if !(v < MaxDetour) {
+		return MaxDetour
+	}
+	return int64(v)
 }

@@ -143,7 +143,7 @@ func TestHaloTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 5000 + 2*p.Overhead + p.L + 1000*p.GapPerByte
+	want := int64(5000 + 2*p.Overhead + p.L + 1000*p.GapPerByte)
 	if res.MaxTime != want {
 		t.Fatalf("%d ns, want %d", res.MaxTime, want)
 	}

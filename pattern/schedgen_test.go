@@ -171,7 +171,7 @@ func TestSchedgenTimes(t *testing.T) {
 				}
 				v[i] = x
 			}
-			p := sim.Params{L: v[0], Overhead: v[1], Gap: v[2], GapPerByte: v[3], OverheadPerByte: v[4], EagerLimit: v[5]}
+			p := sim.Params{L: float64(v[0]), Overhead: float64(v[1]), Gap: float64(v[2]), GapPerByte: float64(v[3]), OverheadPerByte: float64(v[4]), EagerLimit: v[5]}
 			res, err := sim.Run(s, sim.Options{Params: p})
 			if err != nil {
 				t.Fatal(err)

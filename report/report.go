@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 )
 
 // Input is what a report shows: a simulation result, and optionally its
@@ -139,7 +139,7 @@ func Write(w io.Writer, in Input, opt Options) error {
 // WriteFile writes the report to path, through a temporary file renamed
 // only when complete.
 func WriteFile(path string, in Input, opt Options) error {
-	return goal.AtomicWrite(path, func(w io.Writer) error { return Write(w, in, opt) })
+	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, in, opt) })
 }
 
 // page is what the template shows.
@@ -246,11 +246,11 @@ func build(in Input, opt Options) (*page, error) {
 	}
 	pr := r.Params
 	p.Params = []kv{
-		{"L", strconv.FormatInt(pr.L, 10), "ns"},
-		{"o", strconv.FormatInt(pr.Overhead, 10), "ns"},
-		{"g", strconv.FormatInt(pr.Gap, 10), "ns"},
-		{"G", strconv.FormatInt(pr.GapPerByte, 10), "ns/byte"},
-		{"O", strconv.FormatInt(pr.OverheadPerByte, 10), "ns/byte"},
+		{"L", strconv.FormatFloat(pr.L, 'f', -1, 64), "ns"},
+		{"o", strconv.FormatFloat(pr.Overhead, 'f', -1, 64), "ns"},
+		{"g", strconv.FormatFloat(pr.Gap, 'f', -1, 64), "ns"},
+		{"G", strconv.FormatFloat(pr.GapPerByte, 'f', -1, 64), "ns/byte"},
+		{"O", strconv.FormatFloat(pr.OverheadPerByte, 'f', -1, 64), "ns/byte"},
 		{"S", strconv.FormatInt(pr.EagerLimit, 10), "bytes"},
 	}
 	if r.Noise != nil {

@@ -457,3 +457,28 @@ func TestLogScale(t *testing.T) {
 		})
 	}
 }
+
+// TestFractionalParams: a result whose parameters have fractions of a ns
+// (gopsim sim -G 100Gb/s -o 0.5) is read and its parameters shown with
+// their decimals.
+func TestFractionalParams(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "pingpong.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), `"G_ns_per_byte": 6,`, `"G_ns_per_byte": 0.08,`, 1)
+	src = strings.Replace(src, `"o_ns": 1500,`, `"o_ns": 1500.5,`, 1)
+	r, err := ParseResult([]byte(src), "frac.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, Input{Result: r}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">0.08<", ">1500.5<"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %s", want)
+		}
+	}
+}

@@ -41,14 +41,14 @@ type Result struct {
 }
 
 // Params are the LogGOPS parameters of the run, with the units in the
-// JSON keys.
+// JSON keys; times may have fractions of a ns (sim.Params).
 type Params struct {
-	L               int64 `json:"L_ns"`          // wire latency
-	Overhead        int64 `json:"o_ns"`          // CPU overhead per message
-	Gap             int64 `json:"g_ns"`          // NIC gap per message
-	GapPerByte      int64 `json:"G_ns_per_byte"` // NIC gap per byte
-	OverheadPerByte int64 `json:"O_ns_per_byte"` // CPU overhead per byte
-	EagerLimit      int64 `json:"S_bytes"`       // eager limit S
+	L               float64 `json:"L_ns"`          // wire latency
+	Overhead        float64 `json:"o_ns"`          // CPU overhead per message
+	Gap             float64 `json:"g_ns"`          // NIC gap per message
+	GapPerByte      float64 `json:"G_ns_per_byte"` // NIC gap per byte
+	OverheadPerByte float64 `json:"O_ns_per_byte"` // CPU overhead per byte
+	EagerLimit      int64   `json:"S_bytes"`       // eager limit S
 	// Ranges, when present, give the parameters per message-size range.
 	Ranges []Range `json:"ranges,omitempty"`
 }

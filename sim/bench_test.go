@@ -73,6 +73,11 @@ func programBytes(p *Program) int {
 // benchRun runs the compiled schedule b.N times: the engine alone, not
 // Compile.
 func benchRun(b *testing.B, s *goal.Schedule, q QueueKind) {
+	benchRunOpt(b, s, Options{Params: DefaultParams(), Queue: q})
+}
+
+// benchRunOpt is benchRun with the given options.
+func benchRunOpt(b *testing.B, s *goal.Schedule, opt Options) {
 	b.ReportAllocs()
 	p, err := Compile(s)
 	if err != nil {
@@ -84,7 +89,7 @@ func benchRun(b *testing.B, s *goal.Schedule, q QueueKind) {
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := p.Run(Options{Params: DefaultParams(), Queue: q})
+		res, err := p.Run(opt)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -159,6 +164,27 @@ func BenchmarkRunConformance(b *testing.B) {
 	for _, f := range []string{"linear_alltoall_n64_d1024", "allreduce_ring_n64_d65536_seqtag", "pipelinedringdep_n64_d65536_segmentsize8192"} {
 		s := loadText(b, "testdata/conformance/goal/"+f+".goal")
 		b.Run(f, func(b *testing.B) { benchRun(b, s, RadixQueue) })
+	}
+}
+
+// BenchmarkRunTimeUnit compares the engine's two time units on the same
+// schedules: ns (whole parameters, the default), ps forced with the same
+// whole parameters, and ps because the parameters have fractions of a ns
+// (docs/model.md, "Time unit").
+func BenchmarkRunTimeUnit(b *testing.B) {
+	frac := DefaultParams()
+	frac.L, frac.Overhead, frac.GapPerByte = 2500.5, 1500.25, 0.08
+	for _, c := range []struct {
+		name string
+		s    *goal.Schedule
+	}{
+		{"dissemination/P=1024", dissemination(b, 1024, 1024)},
+		{"allreduce_recdoub/P=16384", patternSchedule(b, "allreduce_recdoub", 16384, 1<<20)},
+		{"linear_alltoall/P=128", patternSchedule(b, "linear_alltoall", 128, 1024)},
+	} {
+		b.Run(c.name+"/ns", func(b *testing.B) { benchRunOpt(b, c.s, Options{Params: DefaultParams()}) })
+		b.Run(c.name+"/ps", func(b *testing.B) { benchRunOpt(b, c.s, Options{Params: DefaultParams(), psAlways: true}) })
+		b.Run(c.name+"/ps-fractional", func(b *testing.B) { benchRunOpt(b, c.s, Options{Params: frac}) })
 	}
 }
 

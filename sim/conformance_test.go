@@ -51,8 +51,8 @@ func readConformance(t *testing.T, path string) []conformanceRow {
 			dir = filepath.Join(dir, "goal")
 		}
 		r := conformanceRow{name: rec[col["case"]], file: filepath.Join(dir, rec[col["goal"]]), max: -1}
-		r.p = Params{L: num(rec, "L"), Overhead: num(rec, "o"), Gap: num(rec, "g"), GapPerByte: num(rec, "G"),
-			OverheadPerByte: num(rec, "O"), EagerLimit: num(rec, "S")}
+		r.p = Params{L: float64(num(rec, "L")), Overhead: float64(num(rec, "o")), Gap: float64(num(rec, "g")), GapPerByte: float64(num(rec, "G")),
+			OverheadPerByte: float64(num(rec, "O")), EagerLimit: num(rec, "S")}
 		if i, ok := col["max_time_ns"]; ok && rec[i] != "" {
 			r.max = num(rec, "max_time_ns")
 		}
@@ -96,7 +96,8 @@ func loadText(t testing.TB, path string) *goal.Schedule {
 }
 
 // TestConformance runs every row of LogGOPSim's printed results and the
-// edge cases, with both event queues, and demands the exact times.
+// edge cases, with both event queues, and demands the exact times; and
+// once more counting ps instead of ns, which must not change them.
 func TestConformance(t *testing.T) {
 	rows := readConformance(t, "testdata/conformance/expected.csv")
 	rows = append(rows, readConformance(t, "testdata/conformance/edge/expected.csv")...)
@@ -105,18 +106,19 @@ func TestConformance(t *testing.T) {
 	}
 	cache := map[string]*goal.Schedule{}
 	for _, row := range rows {
-		for _, q := range []QueueKind{RadixQueue, HeapQueue} {
-			name := row.name
-			if q == HeapQueue {
-				name += "/heap"
-			}
+		for _, v := range []struct {
+			suffix string
+			q      QueueKind
+			ps     bool
+		}{{"", RadixQueue, false}, {"/heap", HeapQueue, false}, {"/ps", RadixQueue, true}} {
+			name, q := row.name+v.suffix, v.q
 			t.Run(name, func(t *testing.T) {
 				s := cache[row.file]
 				if s == nil {
 					s = loadText(t, row.file)
 					cache[row.file] = s
 				}
-				res, err := Run(s, Options{Params: row.p, Queue: q})
+				res, err := Run(s, Options{Params: row.p, Queue: q, psAlways: v.ps})
 				if err != nil {
 					t.Fatal(err)
 				}

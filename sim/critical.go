@@ -114,17 +114,26 @@ type Path struct {
 //
 // res must come from p.Run with Options.Record and without error.
 func CriticalPath(p *Program, res *Result) (*Path, error) {
-	if res.Record == nil {
+	rec, tmax, rmax, scale := res.Record, res.MaxTime, res.MaxRank, res.scale
+	switch {
+	case scale > 1:
+		rec, tmax, rmax = res.rawRec, res.rawMax, res.rawRank
+	case scale == 0 && scaleOf(&res.Params) != 1:
+		return nil, fmt.Errorf("sim: critical path: parameters with fractions of a ns need the Result of the run itself")
+	default:
+		scale = 1
+	}
+	if rec == nil {
 		return nil, ErrNoRecord
 	}
-	if len(res.Record) != p.NumOps() {
-		return nil, fmt.Errorf("sim: critical path: the record has %d ops, the program %d", len(res.Record), p.NumOps())
+	if len(rec) != p.NumOps() {
+		return nil, fmt.Errorf("sim: critical path: the record has %d ops, the program %d", len(rec), p.NumOps())
 	}
-	w := &critWalker{p: p, rec: res.Record, costs: newCostTable(&res.Params), eager: res.Params.EagerLimit,
-		nc: int32(p.NumCPUs), nn: int32(p.NumNICs), idx: make([]*critRank, p.NumRanks), t: res.MaxTime}
+	w := &critWalker{p: p, rec: rec, costs: newCostTable(&res.Params, scale), eager: res.Params.EagerLimit,
+		nc: int32(p.NumCPUs), nn: int32(p.NumNICs), idx: make([]*critRank, p.NumRanks), t: tmax}
 	path := &Path{Length: res.MaxTime, Rank: res.MaxRank}
-	if res.MaxTime > 0 {
-		c, err := w.first(res.MaxRank)
+	if tmax > 0 {
+		c, err := w.first(rmax)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +144,12 @@ func CriticalPath(p *Program, res *Result) (*Path, error) {
 	slices.Reverse(w.steps)
 	for i := range w.steps {
 		st := &w.steps[i]
+		if scale != 1 {
+			// Rounded once: each step's ends, and its classes so that
+			// they add up to its rounded length.
+			splitNs(st.Start, scale, &st.Calc, &st.Overhead, &st.Latency, &st.Bandwidth, &st.Wait, &st.Noise)
+			st.Start, st.End = toNs(st.Start, scale), toNs(st.End, scale)
+		}
 		st.Label = p.Label(st.Op)
 		st.Index = p.OpInfo(st.Op).Index
 		path.Classes.add(st.Classes)

@@ -129,15 +129,15 @@ func TestCriticalPath(t *testing.T) {
 				}
 				switch a.Key {
 				case "L":
-					p.L = v
+					p.L = float64(v)
 				case "o":
-					p.Overhead = v
+					p.Overhead = float64(v)
 				case "g":
-					p.Gap = v
+					p.Gap = float64(v)
 				case "G":
-					p.GapPerByte = v
+					p.GapPerByte = float64(v)
 				case "O":
-					p.OverheadPerByte = v
+					p.OverheadPerByte = float64(v)
 				case "S":
 					p.EagerLimit = v
 				default:

@@ -35,6 +35,21 @@
 //     used the free time alone). A rank's finishing time is max over its
 //     CPUs of cpu[r][c].
 //
+// # Time unit
+//
+// Params hold L, o and g in ns and G and O in ns per byte, with decimals.
+// Each is rounded once to a whole picosecond. When all are then whole ns
+// the engine counts ns, LogGOPSim's unit; otherwise it counts ps. Either
+// way it computes with integers only, and a Result's times are rounded
+// once, on output, to the nearest ns (halves up); docs/model.md has the
+// details. Times are bounded by MaxTime units: a cost or a finishing time
+// beyond is a *TimeError naming the op, never a wrapped or clamped time.
+//
+// ReadParams reads parameter files strictly (exact keys, no duplicates,
+// positions in errors), with units in string values ("1.5us",
+// "12.5GB/s", "64KiB"); ParseDuration, ParsePerByte and ParseBytes are
+// the unit parsers the command line shares.
+//
 // # Determinism
 //
 // Events are processed in (time, sequence number) order; an event gets its

@@ -44,6 +44,10 @@ type Options struct {
 	// Progress, when not nil, is set to the number of completed ops
 	// every 65,536 events and at the end, for a progress display.
 	Progress *atomic.Int64
+
+	// psAlways makes the engine count ps even when every parameter is
+	// whole ns (tests compare the two time units).
+	psAlways bool
 }
 
 // MaxResourceSlots bounds ranks × (CPUs + 2 NICs), the number of resource
@@ -51,6 +55,9 @@ type Options struct {
 const MaxResourceSlots = 1 << 31
 
 // Result is the outcome of a run.
+//
+// Its times are in ns, rounded once from the engine's exact time unit
+// (docs/model.md): with parameters that are whole ns they are exact.
 type Result struct {
 	Params   Params
 	NumRanks int
@@ -62,6 +69,14 @@ type Result struct {
 
 	Breakdown []Breakdown // per rank, with Options.Breakdown
 	Record    []OpRecord  // per op (global index), with Options.Record
+
+	// The run's own time unit, for CriticalPath: scale ticks per ns, and
+	// when it is not 1, the record and the largest finishing time in
+	// ticks.
+	scale   int64
+	rawRec  []OpRecord
+	rawMax  int64
+	rawRank int
 }
 
 type release struct{ rank, op int32 }
@@ -97,6 +112,10 @@ type engine struct {
 	cn    []uint32
 	costs costTable // L, o, g, G, O by message size
 	eager int64     // S
+
+	// Time is counted in ticks, scale per ns (1 or 1000, timeunit.go);
+	// a calc of more than calcMax ns is beyond MaxTime ticks.
+	scale, calcMax int64
 
 	// Clock indexes, per rank: CPU c is c, send NIC n is nc+n, receive
 	// NIC n is nc+nn+n; a clock holds the time the resource is free (a
@@ -143,7 +162,7 @@ func Run(s *goal.Schedule, opt Options) (*Result, error) {
 	if !s.Complete() {
 		return nil, fmt.Errorf("sim: schedule has %d of %d ranks", len(s.RankStart)-1, s.NumRanks)
 	}
-	if err := checkResources(s.NumRanks, s.NumCPUs, s.NumNICs); err != nil {
+	if err := checkResources(s.NumRanks, s.NumCPUs, s.NumNICs, len(s.Ops)); err != nil {
 		return nil, err
 	}
 	p, err := Compile(s)
@@ -158,19 +177,42 @@ func (p *Program) Run(opt Options) (*Result, error) {
 	if err := opt.Params.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkResources(p.NumRanks, p.NumCPUs, p.NumNICs); err != nil {
+	if err := checkResources(p.NumRanks, p.NumCPUs, p.NumNICs, p.NumOps()); err != nil {
 		return nil, err
 	}
 	return p.run(opt)
 }
 
-func checkResources(ranks, cpus, nics int) error {
-	if cells := int64(ranks) * int64(cpus+2*nics); cells > MaxResourceSlots {
+// checkResources refuses a clock table beyond MaxResourceSlots, and one
+// that the ops cannot use: the engine keeps a clock for every CPU and NIC
+// number up to the highest one any op names, on every rank, so a single
+// "cpu 65535" would cost 65,536 clocks per rank. Clocks beyond the first
+// CPU and NIC of each rank are refused when there are more than
+// sparseSlack per op (and more than minSparse in all), with a message
+// that says which numbers to change.
+func checkResources(ranks, cpus, nics, ops int) error {
+	if ranks < 1 {
+		return fmt.Errorf("sim: a schedule of %d ranks: there is no rank to simulate", ranks)
+	}
+	cells := int64(ranks) * int64(cpus+2*nics)
+	if cells > MaxResourceSlots {
 		return fmt.Errorf("sim: %d ranks with %d CPUs and %d NICs each need %d resource clocks (%d GiB); the limit is %d",
 			ranks, cpus, nics, cells, cells*8>>30, int64(MaxResourceSlots))
 	}
+	extra := int64(ranks) * int64(cpus-1+2*(nics-1))
+	if extra > minSparse && extra > sparseSlack*int64(ops) {
+		return fmt.Errorf("sim: the ops name CPUs up to %d and NICs up to %d, so every one of the %d ranks gets %d CPU and %d NIC clocks (%d MiB) for %d ops; number each rank's CPUs and NICs from 0",
+			cpus-1, nics-1, ranks, cpus, nics, cells*8>>20, ops)
+	}
 	return nil
 }
+
+// A schedule may keep up to sparseSlack unused CPU and NIC clocks per op,
+// and minSparse in all (8 MiB), whatever its ops.
+const (
+	sparseSlack = 64
+	minSparse   = 1 << 20
+)
 
 func (p *Program) run(opt Options) (*Result, error) {
 	if p.closed {
@@ -199,57 +241,79 @@ func (p *Program) run(opt Options) (*Result, error) {
 		return nil, fmt.Errorf("sim: %s keeps state for every op; a streamed program runs without it (LogGOPS, LogGP or LogP, no per-op record)", what)
 	}
 	e.x = newExtras(p, &opt)
+	if e.x != nil {
+		e.x.scale = e.scale
+	}
 	e.hook = e.x != nil && (e.x.prog != nil || e.x.park != nil)
 	if err := e.start(); err != nil {
 		return nil, err
 	}
-	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events}
-	if x := e.x; x != nil {
-		if x.prog != nil {
-			x.prog.Store(int64(e.done))
-		}
-		res.Record = x.rec
-		defer func() {
-			if x.bd != nil {
-				res.Breakdown = e.finishBreakdown(res.PerRank)
-			}
-		}()
-	}
-	for r := int32(0); r < int32(p.NumRanks); r++ {
-		var m int64
-		for c := int32(0); c < e.nc; c++ {
-			m = max(m, *e.clock(r, c))
-		}
-		res.PerRank[r] = m
-		if m > res.MaxTime {
-			res.MaxTime, res.MaxRank = m, int(r)
-		}
-	}
+	res := e.result(&opt)
 	if e.done != p.NumOps() || e.posted.len() > 0 || e.implicit > 0 || e.unexpected.len() > 0 {
 		return res, e.stuck()
 	}
 	return res, nil
 }
 
+// result gives the outcome of the run, in ns.
+func (e *engine) result(opt *Options) *Result {
+	p := e.p
+	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events, scale: e.scale}
+	for r := int32(0); r < int32(p.NumRanks); r++ {
+		var m int64
+		for c := int32(0); c < e.nc; c++ {
+			m = max(m, *e.clock(r, c))
+		}
+		res.PerRank[r] = toNs(m, e.scale)
+		if m > res.rawMax {
+			res.rawMax, res.rawRank = m, int(r)
+		}
+	}
+	res.MaxTime = toNs(res.rawMax, e.scale)
+	for r, t := range res.PerRank {
+		if t == res.MaxTime {
+			res.MaxRank = r // the lowest, which rounding may make another than rawRank
+			break
+		}
+	}
+	x := e.x
+	if x == nil {
+		return res
+	}
+	if x.prog != nil {
+		x.prog.Store(int64(e.done))
+	}
+	res.Record = x.rec
+	if e.scale != 1 && x.rec != nil {
+		res.rawRec = x.rec
+		res.Record = recordNs(x.rec, e.scale)
+	}
+	if x.bd != nil {
+		res.Breakdown = e.finishBreakdown(res.PerRank)
+	}
+	return res
+}
+
 // start runs the event loop from the state at time 0. A streamed program
 // loads each rank's first ops first; a failure to read its spill file
-// stops the run with an error (window.load panics with it).
+// stops the run with an error (window.load panics with it), and so does a
+// time beyond MaxTime (engine.tooLate panics with it).
 func (e *engine) start() (err error) {
-	if e.win == nil {
-		e.init()
-		e.loop()
-		return nil
-	}
 	defer func() {
 		if v := recover(); v != nil {
-			se, ok := v.(spillError)
-			if !ok {
+			switch x := v.(type) {
+			case spillError:
+				err = x.err
+			case timePanic:
+				err = x.err
+			default:
 				panic(v)
 			}
-			err = se.err
 		}
 	}()
-	e.win.begin(e.p)
+	if e.win != nil {
+		e.win.begin(e.p)
+	}
 	e.init()
 	e.loop()
 	return nil
@@ -286,7 +350,13 @@ func (p *Program) reset() {
 func newEngine(p *Program, opt Options) *engine {
 	e := &engine{p: p, ops: p.ops, deps: p.deps, cn: p.cn, eager: opt.Params.EagerLimit,
 		nc: int32(p.NumCPUs), nn: int32(p.NumNICs), win: p.win}
-	e.costs = newCostTable(&opt.Params)
+	mp := opt.Params.ModelParams(opt.Model)
+	e.scale = scaleOf(&mp)
+	if opt.psAlways {
+		e.scale = 1000
+	}
+	e.calcMax = MaxTime / e.scale
+	e.costs = newCostTable(&opt.Params, e.scale)
 	e.lists = len(p.deps) > 0
 	e.stride = e.nc + 2*e.nn
 	e.ranks = make([]rankRec, p.NumRanks)
@@ -709,18 +779,26 @@ func (e *engine) calc(ev event) {
 		e.push(ev)
 		return
 	}
-	end := ev.time + int64(o.bytes())
+	d := int64(o.bytes())
+	if d > e.calcMax {
+		e.tooLate(ev.rank, ev.op, fmt.Sprintf("calc of %d ns", d))
+	}
+	d *= e.scale
+	end := ev.time + d
 	if x := e.x; x != nil {
-		n := x.charge(ev.rank, ev.time, int64(o.bytes()))
+		n := x.charge(ev.rank, ev.time, d)
 		end += n
 		if x.bd != nil {
 			b := &x.bd[ev.rank]
-			b.Calc += int64(o.bytes())
+			b.Calc += d
 			b.Noise += n
 		}
 		if x.rec != nil {
 			x.rec[ev.op].Start, x.rec[ev.op].CPUEnd, x.rec[ev.op].Noise = ev.time, end, n
 		}
+	}
+	if end > MaxTime {
+		e.tooLate(ev.rank, ev.op, fmt.Sprintf("calc of %d ns from %d ns", o.bytes(), toNs(ev.time, e.scale)))
 	}
 	*cpu = end
 	o.pend = stStarted
@@ -744,12 +822,17 @@ func (e *engine) send(ev event) {
 	e.started(ev.rank, ev.op, t)
 	co := e.costs.of(size)
 	cpuEnd := t + co.o + co.O(b)
+	nicEnd := t + co.g + co.G(b)
 	if x := e.x; x != nil {
-		cpuEnd = e.sendHooks(ev, t, size, cpuEnd, co.g+co.G(b))
+		cpuEnd = e.sendHooks(ev, t, size, cpuEnd, nicEnd-t)
+	}
+	arrive := t + co.o + co.L
+	if max(cpuEnd, nicEnd, arrive) > MaxTime {
+		e.msgTooLate(ev.rank, ev.op, t, co, "send")
 	}
 	*cpu = cpuEnd
-	*nic = t + co.g + co.G(b)
-	e.push(event{time: t + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(o.peer)), op: ev.op, rank: ev.rank})
+	*nic = nicEnd
+	e.push(event{time: arrive, key: e.seq<<32 | keyArrival | uint64(uint32(o.peer)), op: ev.op, rank: ev.rank})
 	e.seq++
 	if int64(size) <= e.eager {
 		e.completed(ev.rank, ev.op, cpuEnd)
@@ -813,11 +896,15 @@ func (e *engine) arrival(ev event) {
 	b := bytesBeyondFirst(size)
 	co := e.costs.of(size)
 	cpuEnd := t + co.o + max(co.O(b), co.G(b))
+	nicEnd := t + co.g + co.G(b)
 	if e.x != nil {
-		cpuEnd = e.arrivalHooks(ev, q, t, cpuEnd, co.g+co.G(b))
+		cpuEnd = e.arrivalHooks(ev, q, t, cpuEnd, nicEnd-t)
+	}
+	if max(cpuEnd, nicEnd) > MaxTime {
+		e.msgTooLate(ev.rank, ev.op, t, co, "receive of the message of")
 	}
 	*cpu = cpuEnd
-	*nic = t + co.g + co.G(b)
+	*nic = nicEnd
 	rk := &e.ranks[q]
 	if rk.icur < rk.iend {
 		if m, ok := e.takeImplicit(q, rk, ev.rank, o.tag); ok {

@@ -66,7 +66,7 @@ recv 1024b from 0 tag 7
 	if err != nil {
 		panic(err)
 	}
-	for _, L := range []int64{2500, 500} {
+	for _, L := range []float64{2500, 500} {
 		params := sim.DefaultParams()
 		params.L = L
 		res, err := p.Run(sim.Options{Params: params})
@@ -176,7 +176,49 @@ l1: recv 1024b from 0 tag 7
 }
 
 func ExampleReadParams() {
-	p, err := sim.ReadParams(strings.NewReader(`{"L_ns": 1000, "S_bytes": 16384}`), "params.json", sim.DefaultParams())
+	p, err := sim.ReadParams(strings.NewReader(`{"L_ns": 1000, "o_ns": 850.5, "G_ns_per_byte": "100Gb/s", "S_bytes": "16KiB"}`), "params.json", sim.DefaultParams())
 	fmt.Println(p, err)
-	// Output: L=1000 ns, o=1500 ns, g=1000 ns, G=6 ns/byte, O=0 ns/byte, S=16384 bytes <nil>
+	_, err = sim.ReadParams(strings.NewReader(`{"G_ns": 6}`), "params.json", sim.DefaultParams())
+	fmt.Println(err)
+	// Output:
+	// L=1000 ns, o=850.5 ns, g=1000 ns, G=0.08 ns/byte, O=0 ns/byte, S=16384 bytes <nil>
+	// params.json:1:2: unknown key "G_ns" (keys here: L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes, ranges, alphabeta, logfp, plogp, log3p, fit, warnings, source, comment, model_fit; names are case-sensitive)
+}
+
+func ExampleParseDuration() {
+	for _, s := range []string{"2500", "1.5us", "0.35 µs", "2ms", "1.5xs"} {
+		ns, err := sim.ParseDuration(s)
+		fmt.Println(ns, err)
+	}
+	// Output:
+	// 2500 <nil>
+	// 1500 <nil>
+	// 350 <nil>
+	// 2e+06 <nil>
+	// 0 sim: bad quantity "1.5xs": unknown time unit "xs" (expected ns, us (µs), ms, s or ps)
+}
+
+func ExampleParsePerByte() {
+	for _, s := range []string{"6", "80ps/B", "12.5GB/s", "100Gb/s", "800MB/s"} {
+		g, err := sim.ParsePerByte(s)
+		fmt.Println(g, sim.FormatBandwidth(g), err)
+	}
+	// Output:
+	// 6 166.7 MB/s <nil>
+	// 0.08 12.5 GB/s <nil>
+	// 0.08 12.5 GB/s <nil>
+	// 0.08 12.5 GB/s <nil>
+	// 1.25 800 MB/s <nil>
+}
+
+func ExampleParseBytes() {
+	for _, s := range []string{"65535", "64KiB", "1.5kB", "1.5"} {
+		n, err := sim.ParseBytes(s)
+		fmt.Println(n, err)
+	}
+	// Output:
+	// 65535 <nil>
+	// 65536 <nil>
+	// 1500 <nil>
+	// 0 sim: bad quantity "1.5": 1.5 bytes is not a whole number of bytes
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/gopsim/gopsim/noise"
@@ -8,6 +9,10 @@ import (
 )
 
 // Breakdown is where one rank's time went, in ns (Options.Breakdown).
+// With fractional parameters the engine counts ps; each part is then
+// rounded so that Calc, SendOverhead, RecvOverhead and Noise, taken in
+// that order, add up to their rounded sum, and Wait is NumCPUs × Finish
+// minus that sum (0 if rounding would make it negative).
 // Calc, SendOverhead, RecvOverhead and Noise are CPU work, summed over the
 // rank's CPUs; Wait is the rest of its CPUs' time up to the rank's
 // finishing time (NumCPUs × Finish minus that work): idle until a message
@@ -57,6 +62,10 @@ type OpRecord struct {
 	// RecvCPUEnd the end of its receive overhead, RecvNoise the noise in
 	// it.
 	Delivered, Arrive, RecvCPUEnd, RecvNoise int64
+	// Sends: NICEnd is when the send NIC was free again (Start + g +
+	// (s-1)·G under LogGOPS), RecvNICEnd when the receive NIC was (-1 if
+	// the message was never taken).
+	NICEnd, RecvNICEnd int64
 
 	// Match is the matching op, by global index: a send's receive, a
 	// receive's send; -1 if none.
@@ -68,6 +77,7 @@ type OpRecord struct {
 // plain LogGOPS run leaves engine.x nil and pays one predictable branch
 // at each hook.
 type extras struct {
+	scale int64 // the engine's ticks per ns: noise and the network count ns
 	noise *noise.Model
 	net   *topology.Network
 	netH  []int32 // per op (sends): network handle
@@ -81,7 +91,7 @@ func newExtras(p *Program, opt *Options) *extras {
 	if opt.Noise == nil && (opt.Network == nil || opt.Network.Model() == topology.None) && !opt.Breakdown && !opt.Record && opt.Progress == nil {
 		return nil
 	}
-	x := &extras{noise: opt.Noise, prog: opt.Progress}
+	x := &extras{noise: opt.Noise, prog: opt.Progress, scale: 1}
 	if n := opt.Network; n != nil && n.Model() != topology.None {
 		n.Reset()
 		x.net = n
@@ -99,31 +109,48 @@ func newExtras(p *Program, opt *Options) *extras {
 	if opt.Record {
 		x.rec = make([]OpRecord, len(p.ops))
 		for i := range x.rec {
-			x.rec[i] = OpRecord{End: -1, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, Match: -1}
+			x.rec[i] = OpRecord{End: -1, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: -1}
 		}
 	}
 	return x
 }
 
-// charge returns the noise that CPU work of length ns at t on rank r
-// absorbs.
+// charge returns the noise that CPU work of length ticks at t on rank r
+// absorbs, in ticks. The noise model counts whole ns: when the engine
+// counts ps, it sees the work from its start to its end, each rounded to
+// the nearest ns. A charge beyond MaxTime comes back as tooLong, for the
+// caller's check to report.
 func (x *extras) charge(r int32, t, length int64) int64 {
 	if x.noise == nil {
 		return 0
 	}
-	return x.noise.Charge(r, t, length)
+	a, b := toNs(t, x.scale), toNs(t+length, x.scale)
+	n := x.noise.Charge(r, a, b-a)
+	if n < 0 || n > MaxTime/x.scale {
+		return tooLong
+	}
+	return n * x.scale
+}
+
+// nsOf returns engine time t in the ns of the network model (rounded);
+// topology.Never stays Never.
+func (x *extras) nsOf(t int64) int64 {
+	if t == topology.Never {
+		return t
+	}
+	return toNs(t, x.scale)
 }
 
 // wake queues the arrivals the network hands back before the event at
 // time head is processed.
 func (e *engine) wake(head int64) {
 	for {
-		id, t, ok := e.x.net.Wake(head)
+		id, t, ok := e.x.net.Wake(e.x.nsOf(head))
 		if !ok {
 			return
 		}
 		ev := e.x.park[id]
-		ev.time = max(t, e.now)
+		ev.time = max(e.fromNetNs(ev, t), e.now)
 		e.x.netH[id] = topology.NoFlow
 		e.push(ev)
 		// The arrival just queued is the new head: the network must not
@@ -141,24 +168,40 @@ func (e *engine) netArrive(ev event) int64 {
 	if h == topology.NoFlow {
 		return ev.time
 	}
-	at := x.net.Arrive(h, ev.time)
+	now := x.nsOf(ev.time)
+	at := x.net.Arrive(h, now)
 	if at == topology.Never {
 		x.park[ev.op] = ev
 		return at
 	}
-	if at == ev.time {
+	if at == now {
 		x.netH[ev.op] = topology.NoFlow
+		return ev.time
 	}
-	return at
+	return e.fromNetNs(ev, at)
 }
 
-// finishBreakdown fills in the finishing times and waiting.
+// fromNetNs returns the network's time t (ns) of arrival ev in ticks,
+// stopping the run if it is beyond MaxTime.
+func (e *engine) fromNetNs(ev event, t int64) int64 {
+	if t < 0 || t > MaxTime/e.scale {
+		e.tooLate(ev.rank, ev.op, fmt.Sprintf("message delivered by the congested network at %d ns", t))
+	}
+	return t * e.scale
+}
+
+// finishBreakdown fills in the finishing times (perRank, ns) and waiting,
+// and gives the parts in ns.
 func (e *engine) finishBreakdown(perRank []int64) []Breakdown {
 	bd := e.x.bd
 	for r := range bd {
 		b := &bd[r]
 		b.Finish = perRank[r]
-		b.Wait = int64(e.nc)*b.Finish - b.Calc - b.SendOverhead - b.RecvOverhead - b.Noise
+		if e.scale != 1 {
+			splitNs(0, e.scale, &b.Calc, &b.SendOverhead, &b.RecvOverhead, &b.Noise)
+			b.NICBusy = toNs(b.NICBusy, e.scale)
+		}
+		b.Wait = max(int64(e.nc)*b.Finish-b.Calc-b.SendOverhead-b.RecvOverhead-b.Noise, 0)
 	}
 	return bd
 }
@@ -197,11 +240,11 @@ func (e *engine) sendHooks(ev event, t int64, size uint64, cpuEnd, nicBusy int64
 	}
 	cpuEnd += n
 	if x.net != nil {
-		x.netH[ev.op] = x.net.Start(t, ev.rank, e.ops[ev.op].peer, int64(size), ev.op)
+		x.netH[ev.op] = x.net.Start(x.nsOf(t), ev.rank, e.ops[ev.op].peer, int64(size), ev.op)
 	}
 	if x.rec != nil {
 		r := &x.rec[ev.op]
-		r.Start, r.CPUEnd, r.Noise = t, cpuEnd, n
+		r.Start, r.CPUEnd, r.Noise, r.NICEnd = t, cpuEnd, n, t+nicBusy
 	}
 	return cpuEnd
 }
@@ -238,7 +281,7 @@ func (e *engine) arrivalHooks(ev event, q int32, t, cpuEnd, nicBusy int64) int64
 	cpuEnd += n
 	if x.rec != nil {
 		r := &x.rec[ev.op]
-		r.Arrive, r.RecvCPUEnd, r.RecvNoise = t, cpuEnd, n
+		r.Arrive, r.RecvCPUEnd, r.RecvNoise, r.RecvNICEnd = t, cpuEnd, n, t+nicBusy
 	}
 	return cpuEnd
 }

@@ -55,9 +55,9 @@ func TestBreakdownAndRecord(t *testing.T) {
 		}
 	}
 	wantRec := []sim.OpRecord{
-		{Ready: 0, Start: 0, CPUEnd: 100, End: 100, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, Match: -1},
-		{Ready: 100, Start: 100, CPUEnd: 1600, End: 1600, Delivered: 4100, Arrive: 4100, RecvCPUEnd: 5654, Match: 2},
-		{Ready: 0, Start: 0, CPUEnd: 5654, End: 5654, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, Match: 1},
+		{Ready: 0, Start: 0, CPUEnd: 100, End: 100, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: -1},
+		{Ready: 100, Start: 100, CPUEnd: 1600, End: 1600, Delivered: 4100, Arrive: 4100, RecvCPUEnd: 5654, NICEnd: 1154, RecvNICEnd: 5154, Match: 2},
+		{Ready: 0, Start: 0, CPUEnd: 5654, End: 5654, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: 1},
 	}
 	for g, r := range res.Record {
 		if r != wantRec[g] {

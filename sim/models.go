@@ -179,7 +179,7 @@ func (p Params) ModelParams(m Model) Params {
 	q.AlphaBeta, q.LogfP, q.PLogP, q.Log3P = nil, nil, nil, nil
 	switch m {
 	case AlphaBeta:
-		ab := AlphaBetaParams{Alpha: float64(p.L + 2*p.Overhead), Beta: float64(p.GapPerByte)}
+		ab := AlphaBetaParams{Alpha: p.L + 2*p.Overhead, Beta: p.GapPerByte}
 		for _, r := range p.Ranges {
 			if r.MinBytes <= 1 && 1 <= r.MaxBytes {
 				ab = AlphaBetaParams{Alpha: r.L + 2*r.Overhead, Beta: r.GapPerByte}
@@ -216,13 +216,13 @@ func (p Params) ModelParams(m Model) Params {
 // rendezvous switch): o_s = o + (s-1)O, o_r = o + (s-1)max(O, G) and
 // g = g + (s-1)G, with a step at each size range's ends.
 func defaultPLogP(p *Params) *PLogPParams {
-	t := &PLogPParams{L: float64(p.L)}
+	t := &PLogPParams{L: p.L}
 	point := func(s uint64, o, O, g, G float64) PLogPPoint {
 		b := float64(max(s, 1) - 1)
 		return PLogPPoint{Size: s, Os: o + b*O, Or: o + b*max(O, G), Gap: g + b*G}
 	}
 	base := func(s uint64) PLogPPoint {
-		return point(s, float64(p.Overhead), float64(p.OverheadPerByte), float64(p.Gap), float64(p.GapPerByte))
+		return point(s, p.Overhead, p.OverheadPerByte, p.Gap, p.GapPerByte)
 	}
 	add := func(pt PLogPPoint) {
 		if n := len(t.Points); n == 0 || t.Points[n-1].Size < pt.Size {
@@ -241,9 +241,9 @@ func defaultPLogP(p *Params) *PLogPParams {
 			add(rp(min(r.MaxBytes, MaxMessage)))
 		}
 		next = r.MaxBytes + 1
-		if r.L != float64(p.L) {
+		if r.L != p.L {
 			// PLogP has one L: fold a range's extra latency into o_s.
-			d := r.L - float64(p.L)
+			d := r.L - p.L
 			for i := range t.Points {
 				if s := t.Points[i].Size; s >= r.MinBytes && s <= r.MaxBytes {
 					t.Points[i].Os += d
@@ -364,23 +364,23 @@ func StrideOf(label string) (uint64, bool) {
 	return d, true
 }
 
-// interp is a piecewise-linear function of the size, in whole ns.
+// interp is a piecewise-linear function of the size, in whole ticks.
 type interp struct {
 	x []uint64
 	y []int64
 }
 
-func newInterp(x []uint64, y []float64) interp {
+func newInterp(x []uint64, y []float64, scale int64) interp {
 	f := interp{x: x, y: make([]int64, len(y))}
 	for i, v := range y {
-		f.y[i] = roundNs(v)
+		f.y[i] = ticksOf(v, scale)
 	}
 	return f
 }
 
 // at returns f(s): linear between the points, constant below the first,
 // extrapolated along the last segment above the last (never below 0),
-// rounded to the nearest ns.
+// rounded to the nearest tick; tooLong beyond MaxTime.
 func (f *interp) at(s uint64) int64 {
 	n := len(f.x)
 	if n == 1 || s <= f.x[0] {
@@ -405,16 +405,16 @@ func (f *interp) at(s uint64) int64 {
 		if neg {
 			return 0
 		}
-		return math.MaxInt64 / 4
+		return tooLong
 	}
 	q, _ := bits.Div64(hi, lo, den)
-	if q > math.MaxInt64/4 {
-		q = math.MaxInt64 / 4
+	if q > MaxTime {
+		q = tooLong
 	}
 	if neg {
 		return max(y0-int64(q), 0)
 	}
-	return min(y0+int64(q), math.MaxInt64/4)
+	return min(y0+int64(q), tooLong)
 }
 
 // mwTable is log3P's l_mw(s, d): per distinct stride, pack and unpack
@@ -424,7 +424,7 @@ type mwTable struct {
 	pack, unpack []interp
 }
 
-func newMWTable(l3 *Log3PParams) mwTable {
+func newMWTable(l3 *Log3PParams, scale int64) mwTable {
 	pts := slices.Clone(l3.Points)
 	slices.SortFunc(pts, func(a, b Log3PPoint) int {
 		if a.Stride != b.Stride {
@@ -450,8 +450,8 @@ func newMWTable(l3 *Log3PParams) mwTable {
 			x, p, u = append(x, pts[j].Size), append(p, pts[j].Pack), append(u, pts[j].Unpack)
 		}
 		t.strides = append(t.strides, pts[i].Stride)
-		t.pack = append(t.pack, newInterp(x, p))
-		t.unpack = append(t.unpack, newInterp(x, u))
+		t.pack = append(t.pack, newInterp(x, p, scale))
+		t.unpack = append(t.unpack, newInterp(x, u, scale))
 		i = j
 	}
 	return t
@@ -473,11 +473,11 @@ func (t *mwTable) at(s, d uint64) (pack, unpack int64) {
 	}
 	d0, d1 := t.strides[i-1], t.strides[i]
 	w := float64(d-d0) / float64(d1-d0)
-	lerp := func(a, b int64) int64 { return roundNs(float64(a) + w*float64(b-a)) }
+	lerp := func(a, b int64) int64 { return int64(math.Round(float64(a) + w*float64(b-a))) }
 	return lerp(t.pack[i-1].at(s), t.pack[i].at(s)), lerp(t.unpack[i-1].at(s), t.unpack[i].at(s))
 }
 
-// msgCost is what one message costs under a model, in ns: the sender's
+// msgCost is what one message costs under a model, in ticks: the sender's
 // CPU and NIC occupation, the time from the send's start to the arrival
 // at the receiver, and the receiver's CPU and NIC occupation.
 type msgCost struct {
@@ -499,7 +499,8 @@ const (
 type modelState struct {
 	kind Model
 
-	alpha, betaPs int64 // AlphaBeta: ns, ps per byte
+	alpha int64   // AlphaBeta: ticks
+	beta  perByte // AlphaBeta
 
 	plL            int64 // PLogP
 	plOs, plOr, pg interp
@@ -579,12 +580,12 @@ func (e *engine) setModel(opt *Options) error {
 		return nil
 	case LogGP:
 		for i := range e.costs.costs {
-			e.costs.costs[i].Ops = 0
+			e.costs.costs[i].Ob = newPerByte(0)
 		}
 		e.eager = math.MaxInt64
 		return nil
 	case LogP:
-		e.costs = costTable{costs: []cost{{L: p.L, o: p.Overhead, g: p.Gap}}}
+		e.costs = costTable{costs: []cost{newCost(p.L, p.Overhead, p.Gap, 0, 0, e.scale)}}
 		e.eager = math.MaxInt64
 		return nil
 	}
@@ -597,7 +598,7 @@ func (e *engine) setModel(opt *Options) error {
 	nops := len(e.ops)
 	switch opt.Model {
 	case AlphaBeta:
-		m.alpha, m.betaPs = roundNs(mp.AlphaBeta.Alpha), roundNs(mp.AlphaBeta.Beta*1000)
+		m.alpha, m.beta = ticksOf(mp.AlphaBeta.Alpha, e.scale), newPerByte(ticksOf(mp.AlphaBeta.Beta, e.scale))
 		e.eager = math.MaxInt64
 	case PLogP:
 		pl := mp.PLogP
@@ -607,11 +608,11 @@ func (e *engine) setModel(opt *Options) error {
 			x[i] = pt.Size
 			os, or, g = append(os, pt.Os), append(or, pt.Or), append(g, pt.Gap)
 		}
-		m.plL = roundNs(pl.L)
-		m.plOs, m.plOr, m.pg = newInterp(x, os), newInterp(x, or), newInterp(x, g)
+		m.plL = ticksOf(pl.L, e.scale)
+		m.plOs, m.plOr, m.pg = newInterp(x, os, e.scale), newInterp(x, or, e.scale), newInterp(x, g, e.scale)
 		e.eager = math.MaxInt64
 	case Log3P:
-		t := newMWTable(mp.Log3P)
+		t := newMWTable(mp.Log3P, e.scale)
 		for g, name := range e.p.labels {
 			if e.ops[g].kind() != goal.Send {
 				continue
@@ -630,9 +631,9 @@ func (e *engine) setModel(opt *Options) error {
 	case LogfP:
 		f := mp.LogfP
 		m.f = int32(f.F)
-		m.oBurst = roundNs(f.OBurst)
+		m.oBurst = ticksOf(f.OBurst, e.scale)
 		if f.ORecv != nil {
-			m.oRecv, m.hasORecv = roundNs(*f.ORecv), true
+			m.oRecv, m.hasORecv = ticksOf(*f.ORecv, e.scale), true
 		}
 		m.small = uint64(p.EagerLimit)
 		if f.SmallBytes != nil {
@@ -666,7 +667,7 @@ func (e *engine) cost(g int32, size uint64) msgCost {
 	m := e.m
 	switch m.kind {
 	case AlphaBeta:
-		x := m.alpha + perByte(int64(size), m.betaPs)
+		x := m.alpha + m.beta.of(int64(size))
 		return msgCost{sendCPU: x, sendNIC: x, flight: x}
 	case PLogP:
 		os, gap := m.plOs.at(size), m.pg.at(size)
@@ -767,6 +768,9 @@ func (e *engine) sendModel(ev event) {
 		co := e.costs.of(0)
 		*cpu = e.ctlCPU(int64(ev.rank), t, co.o, true)
 		*nic = t + co.g
+		if max(*cpu, *nic, t+co.o+co.L) > MaxTime {
+			e.tooLate(ev.rank, ev.op, fmt.Sprintf("request to send at %d ns", toNs(t, e.scale)))
+		}
 		if x := e.x; x != nil && x.rec != nil {
 			x.rec[ev.op].Start = t
 		}
@@ -787,13 +791,16 @@ func (e *engine) sendModel(ev event) {
 		if x := e.x; x != nil {
 			cpuEnd = e.sendHooks(ev, t, size, cpuEnd, mc.sendNIC)
 		}
+		e.modelCheck(ev.rank, ev.op, t, "send", cpuEnd, t+mc.sendNIC, t+mc.flight)
 		*ls = cpuEnd
 		*cpu = cpuEnd
 		*nic = e.gapQueue(k, t, mc.sendNIC, size <= m.small)
+		e.modelCheck(ev.rank, ev.op, t, "send", m.dlast[k], *nic, 0)
 	} else {
 		if x := e.x; x != nil {
 			cpuEnd = e.sendHooks(ev, t, size, cpuEnd, mc.sendNIC)
 		}
+		e.modelCheck(ev.rank, ev.op, t, "send", cpuEnd, t+mc.sendNIC, t+mc.flight)
 		*cpu = cpuEnd
 		*nic = t + mc.sendNIC
 	}
@@ -843,6 +850,7 @@ func (e *engine) clearToSend(q, s, g int32, t int64) {
 	tc := max(t, *cpu, *nic)
 	*cpu = e.ctlCPU(int64(q), tc, co.o, true)
 	*nic = tc + co.g
+	e.modelCheck(s, g, tc, "clear to send for", *cpu, *nic, tc+co.o+co.L)
 	e.m.phase[g] = phCTS
 	e.push(event{time: tc + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(s)), op: g, rank: q})
 	e.seq++
@@ -892,6 +900,7 @@ func (e *engine) arrivalModel(ev event) {
 	case phRTS, phCTS:
 		co := e.costs.of(0)
 		cpuEnd := e.ctlCPU(int64(q), t, co.o, false)
+		e.modelCheck(ev.rank, ev.op, t, "handshake of", cpuEnd, t+co.g, 0)
 		*cpu = cpuEnd
 		*nic = t + co.g
 		if ph == phCTS {
@@ -915,9 +924,11 @@ func (e *engine) arrivalModel(ev event) {
 	if e.x != nil {
 		cpuEnd = e.arrivalHooks(ev, q, t, cpuEnd, mc.recvNIC)
 	}
+	e.modelCheck(ev.rank, ev.op, t, "receive of the message of", cpuEnd, t+mc.recvNIC, 0)
 	*cpu = cpuEnd
 	if m.kind == LogfP {
 		*nic = e.gapQueue(e.nicSlot(q, n, 1), t, mc.recvNIC, size <= m.small)
+		e.modelCheck(ev.rank, ev.op, t, "receive of the message of", m.dlast[e.nicSlot(q, n, 1)], *nic, 0)
 	} else {
 		*nic = t + mc.recvNIC
 	}
@@ -951,10 +962,19 @@ func (e *engine) sendData(q, s, g int32, t int64) {
 	if e.x != nil {
 		cpuEnd = e.sendHooks(event{time: td, op: g, rank: s}, td, size, cpuEnd, mc.sendNIC)
 	}
+	e.modelCheck(s, g, td, "rendezvous data of", cpuEnd, td+mc.sendNIC, td+mc.flight)
 	*cpu = cpuEnd
 	*nic = td + mc.sendNIC
 	e.m.phase[g] = phRdv
 	e.push(event{time: td + mc.flight, key: e.seq<<32 | keyArrival | uint64(uint32(q)), op: g, rank: s})
 	e.seq++
 	e.completed(s, g, cpuEnd)
+}
+
+// modelCheck stops the run if a time of the message of send g (rank r),
+// handled at t, is beyond MaxTime.
+func (e *engine) modelCheck(r, g int32, t int64, side string, a, b, c int64) {
+	if max(a, b, c) > MaxTime {
+		e.msgTooLate(r, g, t, e.costs.of(e.ops[g].bytes()), side)
+	}
 }

@@ -56,11 +56,19 @@ func TestModels(t *testing.T) {
 					model = m
 					continue
 				}
-				v, err := strconv.ParseInt(a.Vals[0], 10, 64)
+				if a.Key == "S" {
+					v, err := strconv.ParseInt(a.Vals[0], 10, 64)
+					if err != nil {
+						t.Fatalf("%s: %v", d.Pos, err)
+					}
+					p.EagerLimit = v
+					continue
+				}
+				v, err := strconv.ParseFloat(a.Vals[0], 64)
 				if err != nil {
 					t.Fatalf("%s: %v", d.Pos, err)
 				}
-				dst := map[string]*int64{"L": &p.L, "o": &p.Overhead, "g": &p.Gap, "G": &p.GapPerByte, "O": &p.OverheadPerByte, "S": &p.EagerLimit}[a.Key]
+				dst := map[string]*float64{"L": &p.L, "o": &p.Overhead, "g": &p.Gap, "G": &p.GapPerByte, "O": &p.OverheadPerByte}[a.Key]
 				if dst == nil {
 					t.Fatalf("%s: unknown parameter %s", d.Pos, a.Key)
 				}
@@ -186,7 +194,7 @@ func TestStrideOf(t *testing.T) {
 }
 
 func TestInterp(t *testing.T) {
-	f := newInterp([]uint64{10, 20, 40}, []float64{100, 300, 200})
+	f := newInterp([]uint64{10, 20, 40}, []float64{100, 300, 200}, 1)
 	for _, tc := range []struct {
 		s    uint64
 		want int64
@@ -195,13 +203,13 @@ func TestInterp(t *testing.T) {
 			t.Errorf("at(%d) = %d, want %d", tc.s, got, tc.want)
 		}
 	}
-	one := newInterp([]uint64{5}, []float64{7.4})
+	one := newInterp([]uint64{5}, []float64{7}, 1)
 	if one.at(0) != 7 || one.at(1<<40) != 7 {
 		t.Errorf("one point: %d %d", one.at(0), one.at(1<<40))
 	}
-	big := newInterp([]uint64{1, 2}, []float64{0, MaxParam})
-	if got := big.at(MaxMessage); got <= 0 {
-		t.Errorf("steep extrapolation overflowed: %d", got)
+	big := newInterp([]uint64{1, 2}, []float64{0, MaxParam}, 1000)
+	if got := big.at(MaxMessage); got != tooLong {
+		t.Errorf("steep extrapolation: %d, want tooLong (%d), the cost beyond MaxTime", got, int64(tooLong))
 	}
 }
 
@@ -234,8 +242,8 @@ func TestReadModelParams(t *testing.T) {
 		name, json, err string
 	}{
 		{"alphabeta", `{"alphabeta": {"alpha_ns": 10, "beta_ns_per_byte": 0.5}}`, ""},
-		{"unknown key in a section", `{"logfp": {"f": 2, "g_ns": 3}}`, `unknown field "g_ns"`},
-		{"unknown section", `{"logpp": {}}`, `unknown field "logpp"`},
+		{"unknown key in a section", `{"logfp": {"f": 2, "g_ns": 3}}`, `p.json:1:20: unknown key "logfp.g_ns" (keys here: f, o_burst_ns`},
+		{"unknown section", `{"logpp": {}}`, `p.json:1:2: unknown key "logpp"`},
 		{"f zero", `{"logfp": {"f": 0}}`, "f=0 outside"},
 		{"plogp unsorted", `{"plogp": {"L_ns": 1, "points": [{"s_bytes": 5}, {"s_bytes": 5}]}}`, "sizes must ascend"},
 		{"plogp empty", `{"plogp": {"L_ns": 1}}`, "no points"},

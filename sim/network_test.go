@@ -307,7 +307,7 @@ func bisectionText(H int, bytes int64) string {
 func TestBisectionOversubscribedEngine(t *testing.T) {
 	const B = 1 << 20
 	p := sim.DefaultParams()
-	recvCost := p.Overhead + (B-1)*max(p.GapPerByte, p.OverheadPerByte)
+	recvCost := int64(p.Overhead + (B-1)*max(p.GapPerByte, p.OverheadPerByte))
 	for _, tc := range []struct {
 		k, n, o int
 		model   topology.Model
@@ -536,7 +536,7 @@ func BenchmarkNetworkAlltoall(b *testing.B) {
 		model   topology.Model
 		spec    string
 		mapping string
-		G       int64
+		G       float64
 	}{
 		{"plain", topology.None, "", "", 6},
 		{"none", topology.None, "fattree:k=16,n=3", "linear", 6},

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -24,9 +23,9 @@ func TestReadParams(t *testing.T) {
 				p.Ranges = []Range{{0, 12288, 1, 2, 3, 4, 5}, {12289, 1000000, 6, 7, 8, 9, 0}}
 				return p
 			}()},
-		{name: "misspelt key", src: `{"L": 1}`, err: `p.json: json: unknown field "L"`},
-		{name: "syntax", src: `{"L_ns": }`, err: "p.json: byte 10"},
-		{name: "negative", src: `{"g_ns": -1}`, err: "parameter g=-1 outside"},
+		{name: "misspelt key", src: `{"L": 1}`, err: `p.json:1:2: unknown key "L" (keys here: L_ns, o_ns,`},
+		{name: "syntax", src: `{"L_ns": }`, err: "p.json:1:10: invalid character '}'"},
+		{name: "negative", src: `{"g_ns": -1}`, err: "parameter g=-1 ns outside"},
 		{name: "overlap", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 100}, {"min_bytes": 100, "max_bytes": 200}]}`, err: "range 1 (100..200 bytes) overlaps"},
 		{name: "inverted", src: `{"ranges": [{"min_bytes": 10, "max_bytes": 1}]}`, err: "range 0: min_bytes 10 above max_bytes 1"},
 		{name: "range negative", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 1, "G_ns_per_byte": -2}]}`, err: "range 0 (0..1 bytes): parameter G=-2"},
@@ -86,7 +85,7 @@ func TestRanges(t *testing.T) {
 func TestCostTable(t *testing.T) {
 	p := DefaultParams()
 	p.Ranges = []Range{{MinBytes: 0, MaxBytes: 9, L: 1}, {MinBytes: 20, MaxBytes: 29, L: 2}, {MinBytes: 30, MaxBytes: 30, L: 3}}
-	ct := newCostTable(&p)
+	ct := newCostTable(&p, 1)
 	for size, want := range map[uint64]int64{0: 1, 9: 1, 10: 2500, 19: 2500, 20: 2, 29: 2, 30: 3, 31: 2500, 1 << 40: 2500} {
 		if got := ct.of(size).L; got != want {
 			t.Errorf("size %d: L=%d, want %d", size, got, want)
@@ -94,21 +93,22 @@ func TestCostTable(t *testing.T) {
 	}
 }
 
-// TestFractionalPerByte: ranges may give G and O below a ns per byte, as
-// calibration measures them on fast networks; b·G is rounded to the
-// nearest ns. 1024 bytes at G = 0.5 ns/byte, L = 100.4 (100), o = 10.6
-// (11), g = 5: sender busy [0, 11], arrival at 111, receive CPU
-// [111, 111 + 11 + round(1023·0.5) = 512] = 634. With O = 0.25 too, the
-// sender's CPU is busy 11 + round(1023·0.25) = 256 ns, but the message
+// TestFractionalPerByte: ranges may give times and per-byte costs with
+// fractions of a ns, as calibration measures them on fast networks; the
+// engine then counts ps and rounds the finishing times once. 1024 bytes
+// at G = 0.5 ns/byte, L = 100.4, o = 10.6, g = 5: sender busy
+// [0, 10.6] (11 ns), arrival at 111, receive CPU
+// [111, 111 + 10.6 + 1023·0.5 = 633.1] (633 ns). With O = 0.25 too, the
+// sender's CPU is busy 10.6 + 1023·0.25 = 266.35 ns (266), but the message
 // still leaves at o + L (arrival 111), and the receiver pays
-// max(O, G) = G per byte: the same 634.
+// max(O, G) = G per byte: the same 633.
 func TestFractionalPerByte(t *testing.T) {
 	for _, tc := range []struct {
 		r              Range
 		sender, recver int64
 	}{
-		{Range{MinBytes: 0, MaxBytes: 1 << 20, L: 100.4, Overhead: 10.6, Gap: 5, GapPerByte: 0.5}, 11, 111 + 11 + 512},
-		{Range{MinBytes: 0, MaxBytes: 1 << 20, L: 100.4, Overhead: 10.6, Gap: 5, GapPerByte: 0.5, OverheadPerByte: 0.25}, 11 + 256, 111 + 11 + 512},
+		{Range{MinBytes: 0, MaxBytes: 1 << 20, L: 100.4, Overhead: 10.6, Gap: 5, GapPerByte: 0.5}, 11, 633},
+		{Range{MinBytes: 0, MaxBytes: 1 << 20, L: 100.4, Overhead: 10.6, Gap: 5, GapPerByte: 0.5, OverheadPerByte: 0.25}, 266, 633},
 	} {
 		p := DefaultParams()
 		p.Ranges = []Range{tc.r}
@@ -135,12 +135,13 @@ func TestFractionalPerByte(t *testing.T) {
 }
 
 func TestPerByte(t *testing.T) {
-	for _, tc := range []struct{ b, ps, want int64 }{
-		{1023, 6000, 6138}, {1023, 500, 512}, {3, 333, 1}, {1, 499, 0}, {1, 500, 1}, {0, 7000, 0},
-		{MaxMessage, MaxParam * 1000, math.MaxInt64 / 4}, {MaxMessage, 1000, MaxMessage},
+	for _, tc := range []struct{ b, t, want int64 }{
+		{1023, 6, 6138}, {1023, 500, 511500}, {0, 7000, 0}, {1 << 40, 0, 0},
+		{MaxMessage, MaxParam * 1000, tooLong}, {MaxMessage, 1, MaxMessage},
+		{MaxTime / 3, 3, MaxTime / 3 * 3}, {MaxTime/3 + 1, 3, tooLong},
 	} {
-		if got := perByte(tc.b, tc.ps); got != tc.want {
-			t.Errorf("perByte(%d, %d) = %d, want %d", tc.b, tc.ps, got, tc.want)
+		if got := newPerByte(tc.t).of(tc.b); got != tc.want {
+			t.Errorf("%d bytes at %d ticks per byte = %d, want %d", tc.b, tc.t, got, tc.want)
 		}
 	}
 }

@@ -115,7 +115,9 @@ func (p *Program) Preds(r int) (start []int32, edges []Edge) {
 }
 
 // MessageCost is what a message of a given size pays under a parameter
-// set, in ns (Costs.Of), as the engine charges it without noise.
+// set, in ns (Costs.Of), as the engine charges it without noise: computed
+// in ps from the parameters and rounded once to the nearest ns. Costs
+// beyond MaxTime ps come out as MaxTime/1000 + 1 ns.
 type MessageCost struct {
 	L        int64 // wire latency
 	Overhead int64 // o, per message at each end
@@ -129,11 +131,12 @@ type MessageCost struct {
 type Costs struct{ t costTable }
 
 // NewCosts returns the costs of parameter set p.
-func NewCosts(p Params) *Costs { return &Costs{t: newCostTable(&p)} }
+func NewCosts(p Params) *Costs { return &Costs{t: newCostTable(&p, 1000)} }
 
 // Of returns the costs of a message of size bytes.
 func (c *Costs) Of(size uint64) MessageCost {
 	co := c.t.of(size)
 	b := bytesBeyondFirst(size)
-	return MessageCost{L: co.L, Overhead: co.o, SendCPU: co.o + co.O(b), RecvCPU: co.o + max(co.O(b), co.G(b)), NIC: co.g + co.G(b)}
+	ns := func(t int64) int64 { return toNs(min(t, tooLong), 1000) }
+	return MessageCost{L: ns(co.L), Overhead: ns(co.o), SendCPU: ns(co.o + co.O(b)), RecvCPU: ns(co.o + max(co.O(b), co.G(b))), NIC: ns(co.g + co.G(b))}
 }

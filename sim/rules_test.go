@@ -31,7 +31,7 @@ func TestRules(t *testing.T) {
 				if len(a.Vals) != 1 {
 					t.Fatalf("%s: argument %s needs one value", d.Pos, a.Key)
 				}
-				v, err := strconv.ParseInt(a.Vals[0], 10, 64)
+				v, err := strconv.ParseFloat(a.Vals[0], 64)
 				if err != nil {
 					t.Fatalf("%s: %v", d.Pos, err)
 				}
@@ -47,7 +47,7 @@ func TestRules(t *testing.T) {
 				case "O":
 					p.OverheadPerByte = v
 				case "S":
-					p.EagerLimit = v
+					p.EagerLimit = int64(v)
 				default:
 					t.Fatalf("%s: unknown parameter %s", d.Pos, a.Key)
 				}

@@ -48,6 +48,7 @@ type Dim struct {
 	Name     string
 	Unit     string  // for help texts: "ns", "ns/byte", "bytes", "factor"
 	Int      bool    // values are integers
+	Plain    bool    // values may have decimals, written without an exponent
 	Min, Max float64 // inclusive bounds of a value
 	Doc      string
 	get      func(*Point) float64
@@ -71,16 +72,16 @@ var Dims = []*Dim{
 	{Name: "extrapolate_factor", Unit: "factor", Int: true, Min: 1, Max: MaxExtrapolate,
 		Doc: "K: the schedule's P ranks become K·P (Schedgen's copies; see gopsim extrapolate)",
 		get: func(p *Point) float64 { return float64(p.Extrapolate) }, set: func(p *Point, v float64) { p.Extrapolate = int(v) }},
-	{Name: "L_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "wire latency L",
-		get: func(p *Point) float64 { return float64(p.Params.L) }, set: func(p *Point, v float64) { p.Params.L = int64(v) }},
-	{Name: "o_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "CPU overhead o per message",
-		get: func(p *Point) float64 { return float64(p.Params.Overhead) }, set: func(p *Point, v float64) { p.Params.Overhead = int64(v) }},
-	{Name: "g_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "NIC gap g between messages",
-		get: func(p *Point) float64 { return float64(p.Params.Gap) }, set: func(p *Point, v float64) { p.Params.Gap = int64(v) }},
-	{Name: "G_ns_per_byte", Unit: "ns/byte", Int: true, Max: sim.MaxParam, Doc: "NIC gap G per byte",
-		get: func(p *Point) float64 { return float64(p.Params.GapPerByte) }, set: func(p *Point, v float64) { p.Params.GapPerByte = int64(v) }},
-	{Name: "O_ns_per_byte", Unit: "ns/byte", Int: true, Max: sim.MaxParam, Doc: "CPU overhead O per byte",
-		get: func(p *Point) float64 { return float64(p.Params.OverheadPerByte) }, set: func(p *Point, v float64) { p.Params.OverheadPerByte = int64(v) }},
+	{Name: "L_ns", Plain: true, Unit: "ns", Max: sim.MaxParam, Doc: "wire latency L",
+		get: func(p *Point) float64 { return p.Params.L }, set: func(p *Point, v float64) { p.Params.L = v }},
+	{Name: "o_ns", Plain: true, Unit: "ns", Max: sim.MaxParam, Doc: "CPU overhead o per message",
+		get: func(p *Point) float64 { return p.Params.Overhead }, set: func(p *Point, v float64) { p.Params.Overhead = v }},
+	{Name: "g_ns", Plain: true, Unit: "ns", Max: sim.MaxParam, Doc: "NIC gap g between messages",
+		get: func(p *Point) float64 { return p.Params.Gap }, set: func(p *Point, v float64) { p.Params.Gap = v }},
+	{Name: "G_ns_per_byte", Plain: true, Unit: "ns/byte", Max: sim.MaxParam, Doc: "NIC gap G per byte",
+		get: func(p *Point) float64 { return p.Params.GapPerByte }, set: func(p *Point, v float64) { p.Params.GapPerByte = v }},
+	{Name: "O_ns_per_byte", Plain: true, Unit: "ns/byte", Max: sim.MaxParam, Doc: "CPU overhead O per byte",
+		get: func(p *Point) float64 { return p.Params.OverheadPerByte }, set: func(p *Point, v float64) { p.Params.OverheadPerByte = v }},
 	{Name: "S_bytes", Unit: "bytes", Int: true, Max: sim.MaxParam, Doc: "eager limit S",
 		get: func(p *Point) float64 { return float64(p.Params.EagerLimit) }, set: func(p *Point, v float64) { p.Params.EagerLimit = int64(v) }},
 	{Name: "noise_period_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "periodic detours: one every so many ns (0: none)",
@@ -146,6 +147,26 @@ func dimNames() string {
 // Get returns p's value of d.
 func (d *Dim) Get(p *Point) float64 { return d.get(p) }
 
+// parse reads a value of d written with a unit: a time for a dimension
+// in ns ("1.5us"), a per-byte cost or a bandwidth for one in ns/byte
+// ("12.5GB/s"), a size for one in bytes ("64KiB"). ok is false for a
+// dimension without such units.
+func (d *Dim) parse(s string) (v float64, ok bool, err error) {
+	switch d.Unit {
+	case "ns":
+		v, err = sim.ParseDuration(s)
+	case "ns/byte":
+		v, err = sim.ParsePerByte(s)
+	case "bytes":
+		var n int64
+		n, err = sim.ParseBytes(s)
+		v = float64(n)
+	default:
+		return 0, false, nil
+	}
+	return v, true, err
+}
+
 // check reports why v is not a value of d.
 func (d *Dim) check(v float64) error {
 	switch {
@@ -160,10 +181,14 @@ func (d *Dim) check(v float64) error {
 }
 
 // Format writes a value of d as it appears in the CSV: an integer, or the
-// shortest decimal that reads back as the same float64.
+// shortest decimal that reads back as the same float64 (with an exponent
+// for large and small values, except for the LogGOPS parameters).
 func (d *Dim) Format(v float64) string {
 	if d.Int {
 		return strconv.FormatInt(int64(v), 10)
+	}
+	if d.Plain {
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }

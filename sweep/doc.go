@@ -46,6 +46,13 @@
 // process grid, which then grows along its first dimension so that a
 // halo stays one halo.
 //
+// Values of the dimensions in ns, ns per byte and bytes may have decimals
+// and may be strings with a unit, converted to the dimension's unit as
+// the command line's flags are (sim.ParseDuration, sim.ParsePerByte,
+// sim.ParseBytes): L_ns = "1.5us", G_ns_per_byte = ["100Gb/s", 0.5],
+// o_ns = { from = "250ns", to = "1us", step = "250ns" }, S_bytes = "64KiB".
+// A factor stays a plain number.
+//
 // Each worker compiles the schedule once (sim.Compile) and runs every
 // point that shares its transformation on the compiled program.
 //
@@ -86,6 +93,12 @@
 // opened with O_APPEND, fsynced every second and at the end, so a killed
 // run loses no row it wrote; a final line without its newline (a crash in
 // the middle of a write, or of the disk's) is dropped with a warning.
+//
+// A run holds OUT.csv.lock (LockPath, an exclusive flock) while it reads
+// and appends, and Merge while it replaces OUT.csv: a second run into the
+// same CSV stops at once with an error naming the holder's pid and
+// command line, instead of simulating every point again. The output must
+// be a regular file (or absent), since it is read back to resume.
 //
 // # Shards
 //

@@ -39,6 +39,11 @@ func Merge(spec *Spec, out string, inputs []string, opt MergeOptions) error {
 	if len(inputs) == 0 {
 		return errors.New("sweep: merge: no result files to merge")
 	}
+	lock, err := lockOutput(out)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	sha, err := hashFile(spec.InputPath())
 	if err != nil {
 		return err

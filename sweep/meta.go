@@ -14,6 +14,7 @@ import (
 
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -163,7 +164,7 @@ func (m *Meta) write(path string) error {
 	if err != nil {
 		return err
 	}
-	return goal.AtomicWrite(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	})

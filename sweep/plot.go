@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -218,7 +218,7 @@ func PlotFile(out, results string, opt PlotOptions) error {
 		return err
 	}
 	defer f.Close()
-	return goal.AtomicWrite(out, func(w io.Writer) error { return Plot(w, f, results, opt) })
+	return atomicfile.Write(out, func(w io.Writer) error { return Plot(w, f, results, opt) })
 }
 
 // sortNumeric sorts numbers written as text by value (text that is not a

@@ -18,6 +18,8 @@ import (
 
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
+	"github.com/gopsim/gopsim/internal/lockfile"
 	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/sim"
 )
@@ -165,6 +167,11 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
 		return sum, err
 	}
+	lock, err := lockOutput(out)
+	if err != nil {
+		return sum, err
+	}
+	defer lock.Release()
 	rf, err := readResults(out, spec)
 	if err != nil {
 		return sum, err
@@ -245,7 +252,7 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 				p := spec.Point(id)
 				row, err := w.simulate(cache, &ns, &p)
 				if err != nil {
-					fail(fmt.Errorf("point %d (%s): %w", id, Describe(&p), err))
+					fail(fmt.Errorf("%s: point %d (%s): %w", spec.InputPath(), id, Describe(&p), err))
 					return
 				}
 				if testHookRan != nil {
@@ -364,6 +371,28 @@ func openResults(path string, rf *resultFile, logw io.Writer) (*os.File, error) 
 		syncDir(path)
 	}
 	return f, nil
+}
+
+// LockPath is the lock file of a result CSV: a run holds it while it
+// appends rows (and merge while it replaces the file), so that a second
+// run into the same CSV stops at once, naming the first.
+func LockPath(csv string) string { return csv + ".lock" }
+
+// lockOutput checks that out is a regular file (or absent: the CSV is
+// read back to resume, so a FIFO or a device cannot be one) and takes the
+// lock of the file it names (through symbolic links).
+func lockOutput(out string) (*lockfile.Lock, error) {
+	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("sweep: output %s is not a regular file (%v): a sweep reads its CSV back to resume, so it must be a file", out, st.Mode().Type())
+	}
+	if real, err := filepath.EvalSymlinks(out); err == nil {
+		out = real // two names of one CSV share its lock
+	}
+	l, err := lockfile.Acquire(LockPath(out))
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	return l, nil
 }
 
 // noiseSpec is what the spec's [noise] table gives every point.
@@ -567,50 +596,20 @@ func SortResults(path string, spec *Spec) error {
 	return writeRows(path, rf.rows)
 }
 
-// writeRows writes the header and rows to path durably: a temporary file
-// in the same directory, fsynced, renamed over path, the directory
-// fsynced.
-func writeRows(path string, rows []record) (err error) {
-	size := len(headerLine())
-	for _, r := range rows {
-		size += len(r.line)
-	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, headerLine()...)
-	for _, r := range rows {
-		buf = append(buf, r.line...)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+// writeRows writes the header and rows to path durably
+// (atomicfile.Write: a temporary file fsynced and renamed over path).
+func writeRows(path string, rows []record) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, headerLine()); err != nil {
+			return err
 		}
-	}()
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(buf); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(path)
-	return nil
+		for _, r := range rows {
+			if _, err := w.Write(r.line); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // syncDir fsyncs the directory holding path, so that a new name in it

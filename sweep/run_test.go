@@ -12,10 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/lockfile"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -143,7 +146,7 @@ func TestRowsMatchSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := sim.Params{L: num[3], Overhead: num[4], Gap: num[5], GapPerByte: num[6], OverheadPerByte: num[7], EagerLimit: num[8]}
+		p := sim.Params{L: float64(num[3]), Overhead: float64(num[4]), Gap: float64(num[5]), GapPerByte: float64(num[6]), OverheadPerByte: float64(num[7]), EagerLimit: num[8]}
 		res, err := sim.Run(sched, sim.Options{Params: p})
 		if err != nil {
 			t.Fatal(err)
@@ -488,7 +491,7 @@ func TestFailingPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Run(context.Background(), s, Options{Workers: 1})
-	if err == nil || !strings.HasPrefix(err.Error(), "point 0 (compute_scale=1 L_ns=2500 o_ns=1500 g_ns=1000 G_ns_per_byte=6 O_ns_per_byte=0 S_bytes=10): ") {
+	if err == nil || !strings.HasPrefix(err.Error(), s.InputPath()+": point 0 (compute_scale=1 L_ns=2500 o_ns=1500 g_ns=1000 G_ns_per_byte=6 O_ns_per_byte=0 S_bytes=10): ") {
 		t.Fatalf("error %v", err)
 	}
 	var dl *sim.DeadlockError
@@ -549,6 +552,73 @@ func TestParseShard(t *testing.T) {
 		}
 		if total != n {
 			t.Errorf("4 shards of %d points have %d", n, total)
+		}
+	}
+}
+
+// TestTwoRunsOneOutput: a second run into the CSV a first run is writing
+// stops before simulating anything, naming the first run's process; the
+// first finishes with every point once; a merge into that CSV meanwhile
+// is refused too.
+func TestTwoRunsOneOutput(t *testing.T) {
+	s := setup(t, "two.toml", "input = \"pp.goal\"\n[grid]\nL_ns = [1, 2, 3, 4]\n")
+	var second, merge error
+	var secondSum Summary
+	var once sync.Once
+	testHookRan = func(int) {
+		once.Do(func() {
+			secondSum, second = Run(context.Background(), s, Options{})
+			merge = Merge(s, s.OutputPath(), []string{s.OutputPath()}, MergeOptions{})
+		})
+	}
+	defer func() { testHookRan = nil }()
+	sum := runSweep(t, s, Options{Workers: 1})
+	want := fmt.Sprintf("held by pid %d", os.Getpid())
+	for _, err := range []error{second, merge} {
+		if !errors.Is(err, lockfile.ErrHeld) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), LockPath(s.OutputPath())) {
+			t.Errorf("the second writer got %v, want an error naming %s and %q", err, LockPath(s.OutputPath()), want)
+		}
+	}
+	if secondSum.Ran != 0 || sum.Ran != 4 {
+		t.Errorf("the first run simulated %d points, the second %d; want 4 and 0", sum.Ran, secondSum.Ran)
+	}
+	if ids := csvIDs(t, readFile(t, s.OutputPath())); len(ids) != 4 {
+		t.Errorf("rows %v, want each of the 4 points once", ids)
+	}
+	if _, err := os.Stat(LockPath(s.OutputPath())); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file left after the run: %v", err)
+	}
+	// A second name of the same CSV (a symbolic link) shares its lock.
+	link := filepath.Join(t.TempDir(), "link.csv")
+	if err := os.Symlink(s.OutputPath(), link); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockOutput(s.OutputPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), s, Options{Output: link}); !errors.Is(err, lockfile.ErrHeld) {
+		t.Errorf("a run through a link to the CSV: %v, want the lock held", err)
+	}
+	lock.Release()
+	// Afterwards the CSV resumes as usual.
+	if sum := runSweep(t, s, Options{}); sum.Already != 4 || sum.Ran != 0 {
+		t.Errorf("run after: %+v", sum)
+	}
+}
+
+// TestOutputNotAFile: a sweep's CSV is read back, so a FIFO or a device
+// is refused before anything runs.
+func TestOutputNotAFile(t *testing.T) {
+	s := setup(t, "fifo.toml", "input = \"pp.goal\"\n[grid]\nL_ns = [1, 2]\n")
+	fifo := filepath.Join(t.TempDir(), "out.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{fifo, "/dev/null"} {
+		_, err := Run(context.Background(), s, Options{Output: out})
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), out) {
+			t.Errorf("-o %s: %v", out, err)
 		}
 	}
 }

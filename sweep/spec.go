@@ -223,6 +223,9 @@ func build(root *node, name string) (*Spec, error) {
 				if d == nil {
 					return nil, fail(f.keyPos, "points[%d]: unknown dimension %q (dimensions: %s)", i, f.key, dimNames())
 				}
+				if err := unitValues(d, f.val, name); err != nil {
+					return nil, err
+				}
 				if f.val.kind != kNumber {
 					return nil, fail(f.val.pos, "points[%d]: %s: expected a number, found %s", i, f.key, f.val.kind)
 				}
@@ -286,6 +289,9 @@ func (s *Spec) readParams(f field, name string) error {
 				return specErr(name, pf.keyPos, "params: unknown key %q (keys: %s)", pf.key, strings.Join(paramKeys[:7], ", "))
 			}
 			if d := DimByName(pf.key); d != nil {
+				if err := unitValues(d, pf.val, name); err != nil {
+					return err
+				}
 				if pf.val.kind != kNumber {
 					return specErr(name, pf.val.pos, "params: %s: expected a number, found %s", pf.key, pf.val.kind)
 				}
@@ -313,6 +319,9 @@ func (s *Spec) readParams(f field, name string) error {
 func axisValues(d *Dim, v *node, name string) ([]float64, error) {
 	fail := func(p pos, format string, args ...any) error {
 		return specErr(name, p, "grid: %s: "+format, append([]any{d.Name}, args...)...)
+	}
+	if err := unitValues(d, v, name); err != nil {
+		return nil, err
 	}
 	var vals []float64
 	switch v.kind {
@@ -394,6 +403,45 @@ func axisValues(d *Dim, v *node, name string) ([]float64, error) {
 		}
 	}
 	return vals, nil
+}
+
+// unitValues turns the strings with units in a grid value of d ("1.5us",
+// ["100Gb/s", "12.5GB/s"], {from = "1us", to = "4us", step = "0.5us"})
+// into numbers in d's unit; a factor stays a number.
+func unitValues(d *Dim, v *node, name string) error {
+	conv := func(n *node) error {
+		if n.kind != kString {
+			return nil
+		}
+		x, ok, err := d.parse(n.str)
+		if !ok {
+			return nil // "expected a number" follows
+		}
+		if err != nil {
+			return specErr(name, n.pos, "%s: %w", d.Name, err)
+		}
+		n.kind, n.num, n.isInt = kNumber, x, false
+		return nil
+	}
+	switch v.kind {
+	case kString:
+		return conv(v)
+	case kArray:
+		for _, e := range v.elems {
+			if err := conv(e); err != nil {
+				return err
+			}
+		}
+	case kObject:
+		for _, f := range v.fields {
+			if f.key != "factor" {
+				if err := conv(f.val); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // tidy rounds a computed float value to 12 significant digits, so that

@@ -192,9 +192,18 @@ func (c *chromeWriter) otherData() {
 	c.buf = appendString(c.buf, v.input)
 	for _, kv := range []struct {
 		k string
-		v int64
+		v float64
 	}{{"L_ns", pr.L}, {"o_ns", pr.Overhead}, {"g_ns", pr.Gap}, {"G_ns_per_byte", pr.GapPerByte},
-		{"O_ns_per_byte", pr.OverheadPerByte}, {"S_bytes", pr.EagerLimit}, {"num_ranks", int64(v.p.NumRanks)},
+		{"O_ns_per_byte", pr.OverheadPerByte}} {
+		c.buf = append(c.buf, `, "`...)
+		c.buf = append(c.buf, kv.k...)
+		c.buf = append(c.buf, `": `...)
+		c.buf = strconv.AppendFloat(c.buf, kv.v, 'f', -1, 64)
+	}
+	for _, kv := range []struct {
+		k string
+		v int64
+	}{{"S_bytes", pr.EagerLimit}, {"num_ranks", int64(v.p.NumRanks)},
 		{"max_time_ns", v.res.MaxTime}, {"max_rank", int64(v.res.MaxRank)}, {"window_from_ns", v.from}} {
 		c.buf = append(c.buf, `, "`...)
 		c.buf = append(c.buf, kv.k...)

@@ -19,9 +19,9 @@
 //
 //	p, _ := sim.Compile(schedule)
 //	res, _ := p.Run(sim.Options{Params: sim.DefaultParams(), Record: true})
-//	err := goal.AtomicWrite("run.json", func(w io.Writer) error {
-//		return timeline.WriteChrome(w, p, res, timeline.Options{Ranks: []int{0, 1, 2, 3}})
-//	})
+//	f, _ := os.Create("run.json")
+//	err := timeline.WriteChrome(f, p, res, timeline.Options{Ranks: []int{0, 1, 2, 3}})
+//	f.Close()
 //	err = timeline.WriteParaver("run", p, res, timeline.Options{}) // run.prv, run.pcf, run.row
 //
 // Output is deterministic: the same run and options give byte-identical

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -31,18 +32,18 @@ const EventOp = 90000001
 const ParaverDate = "01/01/70 at 00:00"
 
 // WriteParaver writes the run as the Paraver trace PREFIX.prv with its
-// PREFIX.pcf and PREFIX.row, each replaced atomically (goal.AtomicWrite).
+// PREFIX.pcf and PREFIX.row, each replaced atomically (internal/atomicfile).
 func WriteParaver(prefix string, p *sim.Program, res *sim.Result, opt Options) error {
 	if _, err := newView(p, res, opt); err != nil {
 		return err
 	}
-	if err := goal.AtomicWrite(prefix+".prv", func(w io.Writer) error { return WritePRV(w, p, res, opt) }); err != nil {
+	if err := atomicfile.Write(prefix+".prv", func(w io.Writer) error { return WritePRV(w, p, res, opt) }); err != nil {
 		return fmt.Errorf("timeline: %s.prv: %w", prefix, err)
 	}
-	if err := goal.AtomicWrite(prefix+".pcf", WritePCF); err != nil {
+	if err := atomicfile.Write(prefix+".pcf", WritePCF); err != nil {
 		return fmt.Errorf("timeline: %s.pcf: %w", prefix, err)
 	}
-	if err := goal.AtomicWrite(prefix+".row", func(w io.Writer) error { return WriteROW(w, p, res, opt) }); err != nil {
+	if err := atomicfile.Write(prefix+".row", func(w io.Writer) error { return WriteROW(w, p, res, opt) }); err != nil {
 		return fmt.Errorf("timeline: %s.row: %w", prefix, err)
 	}
 	return nil

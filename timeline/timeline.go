@@ -190,14 +190,13 @@ func (v *view) slices(r int, fn func(s slice) error) error {
 				err = emit(slice{kind: sNoise, track: int(in.CPU), start: work, end: rc.CPUEnd, op: g, msg: -1})
 			}
 		case goal.Send:
-			c := v.costs.Of(in.Size)
 			work := rc.CPUEnd - rc.Noise
 			err = emit(slice{kind: sOSend, track: int(in.CPU), start: rc.Start, end: work, op: g, msg: g})
 			if err == nil && rc.Noise > 0 {
 				err = emit(slice{kind: sNoise, track: int(in.CPU), start: work, end: rc.CPUEnd, op: g, msg: g})
 			}
 			if err == nil {
-				err = emit(slice{kind: sNICSend, track: v.nc + 2*int(in.NIC), start: rc.Start, end: rc.Start + c.NIC, op: g, msg: g})
+				err = emit(slice{kind: sNICSend, track: v.nc + 2*int(in.NIC), start: rc.Start, end: rc.NICEnd, op: g, msg: g})
 			}
 		case goal.Recv:
 			s := rc.Match
@@ -206,14 +205,13 @@ func (v *view) slices(r int, fn func(s slice) error) error {
 			}
 			sin := v.p.OpInfo(s)
 			sr := &rec[s]
-			c := v.costs.Of(sin.Size)
 			work := sr.RecvCPUEnd - sr.RecvNoise
 			err = emit(slice{kind: sORecv, track: int(sin.CPU), start: sr.Arrive, end: work, op: g, msg: s})
 			if err == nil && sr.RecvNoise > 0 {
 				err = emit(slice{kind: sNoise, track: int(sin.CPU), start: work, end: sr.RecvCPUEnd, op: g, msg: s})
 			}
 			if err == nil {
-				err = emit(slice{kind: sNICRecv, track: v.nc + 2*int(sin.NIC) + 1, start: sr.Arrive, end: sr.Arrive + c.NIC, op: g, msg: s})
+				err = emit(slice{kind: sNICRecv, track: v.nc + 2*int(sin.NIC) + 1, start: sr.Arrive, end: sr.RecvNICEnd, op: g, msg: s})
 			}
 		}
 		if err != nil {

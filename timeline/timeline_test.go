@@ -715,3 +715,31 @@ func BenchmarkWriteChrome(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestFractionalParams: parameters with fractions of a ns (the engine
+// counts ps, the record is rounded to ns) give well-formed timelines,
+// whose NIC slices end where the record says, and echo the parameters
+// with their decimals.
+func TestFractionalParams(t *testing.T) {
+	pr := sim.DefaultParams()
+	pr.L, pr.Overhead, pr.Gap, pr.GapPerByte = 1234.5, 700.25, 800.125, 0.08
+	p, res := runPattern(t, "mpi_alltoall", pattern.Params{Ranks: 6, Size: 3000, Algo: "pairwise"}, pr)
+	data := chrome(t, p, res, timeline.Options{})
+	validateChrome(t, data)
+	if !bytes.Contains(data, []byte(`"G_ns_per_byte": 0.08`)) || !bytes.Contains(data, []byte(`"o_ns": 700.25`)) {
+		t.Errorf("otherData lacks the fractional parameters")
+	}
+	var prv, row bytes.Buffer
+	if err := timeline.WritePRV(&prv, p, res, timeline.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := timeline.WriteROW(&row, p, res, timeline.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	checkParaver(t, prv.Bytes(), row.Bytes())
+	for g, rc := range res.Record {
+		if p.OpInfo(int32(g)).Kind == goal.Send && (rc.NICEnd < rc.Start || rc.RecvNICEnd < rc.Arrive) {
+			t.Fatalf("op %d: NIC busy before it started: %+v", g, rc)
+		}
+	}
+}

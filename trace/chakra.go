@@ -626,7 +626,7 @@ func (g *chakraGraph) stream(name string, r, world int) (*chakraStream, error) {
 				skip(nd, "no comm_src")
 				continue
 			case peer < 0 || peer >= int64(world):
-				skip(nd, fmt.Sprintf("peer outside the %d ranks of the trace", world))
+				skip(nd, fmt.Sprintf("peer outside the %d ranks of the trace (rank files %d and up missing?)", world, world))
 				continue
 			case nd.tag < 0 || nd.tag >= 1<<24:
 				skip(nd, "comm_tag outside 0..2^24-1")

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -19,15 +20,26 @@ import (
 // converter cannot model and ConvertOptions.Unsupported is not "calc".
 var ErrUnsupported = errors.New("trace: unsupported MPI calls")
 
-// ConvertOptions control Convert. The zero value converts with MPICH's
-// collective algorithms, unscaled compute and an error on unsupported calls.
+// ConvertOptions control Convert. The zero value converts with the
+// collective algorithms of the library the trace was recorded with,
+// unscaled compute and an error on unsupported calls.
 type ConvertOptions struct {
 	// CollAlgo picks the algorithm per collective operation ("auto" or
-	// absent: collective.Select, MPICH's choice).
+	// absent: the choice of CollSelect's rules).
 	CollAlgo map[collective.Op]string
+	// CollSelect is whose default algorithm choice the collectives
+	// follow: "openmpi" (collective.SelectOpenMPI), "mpich"
+	// (collective.Select), or "auto"/"" for the library the trace names
+	// (Library, else LibraryOf), MPICH's when it names none or another.
+	CollSelect string
+	// Library, when set, is the MPI library to assume for auto (an
+	// MPI_Get_library_version line) instead of the one d names.
+	Library string
 	// ComputeScale multiplies the time between MPI calls (0 means 1):
 	// 0.5 asks what a twice faster CPU would give.
 	ComputeScale float64
+	// NoCompute drops the time between MPI calls (a compute scale of 0).
+	NoCompute bool
 	// Unsupported is "" (an error listing every unsupported function with
 	// its count) or "calc" (count the call's duration as computation).
 	Unsupported string
@@ -85,6 +97,18 @@ type ConvertStats struct {
 	PerFunc     map[string]int64 // records per MPI function
 	Unsupported map[string]int64 // records per function the converter could not model
 	Collectives int64
+	// CollRules is the selection the collectives followed ("openmpi" or
+	// "mpich") and CollNote, when auto found no known library, says why
+	// MPICH's was used.
+	CollRules string
+	CollNote  string
+	// CollStandIns counts the collectives whose algorithm under
+	// CollRules is not modelled, by "op/wanted -> used".
+	CollStandIns map[string]int64
+	// CollAlgorithms counts the collectives (one per rank and call) by
+	// the algorithm that expanded them, "op/algorithm", the ones
+	// communicator creation becomes included.
+	CollAlgorithms map[string]int64
 	// Strided counts the sends labelled non-contiguous ("stride<D>_...",
 	// for log3P), point-to-point and inside collectives.
 	Strided int64
@@ -115,6 +139,9 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 	if opt.ComputeScale < 0 || math.IsNaN(opt.ComputeScale) || math.IsInf(opt.ComputeScale, 0) {
 		return nil, fmt.Errorf("trace: compute scale %v", opt.ComputeScale)
 	}
+	if opt.NoCompute {
+		opt.ComputeScale = 0
+	}
 	switch opt.Unsupported {
 	case "", "calc":
 	default:
@@ -131,8 +158,13 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 		}
 		algs[op] = a
 	}
+	rules, note, err := ResolveCollSelect(d, &opt)
+	if err != nil {
+		return nil, err
+	}
 	st := newStats(d.NumRanks())
-	results := convertRanks(d, &opt, algs)
+	st.CollRules, st.CollNote = rules.String(), note
+	results := convertRanks(d, &opt, algs, rules)
 	defer results.stop()
 	for r := 0; r < d.NumRanks(); r++ {
 		res := results.next(r)
@@ -158,7 +190,7 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 }
 
 func newStats(ranks int) *ConvertStats {
-	return &ConvertStats{Ranks: ranks, PerFunc: map[string]int64{}, Unsupported: map[string]int64{}}
+	return &ConvertStats{Ranks: ranks, PerFunc: map[string]int64{}, Unsupported: map[string]int64{}, CollStandIns: map[string]int64{}, CollAlgorithms: map[string]int64{}}
 }
 
 // add adds the counts of x, one rank's, to st.
@@ -173,6 +205,12 @@ func (st *ConvertStats) add(x *ConvertStats) {
 	}
 	for k, v := range x.Unsupported {
 		st.Unsupported[k] += v
+	}
+	for k, v := range x.CollStandIns {
+		st.CollStandIns[k] += v
+	}
+	for k, v := range x.CollAlgorithms {
+		st.CollAlgorithms[k] += v
 	}
 }
 
@@ -208,7 +246,7 @@ type rankWorker struct {
 // lent rather than copied.
 var copyLimit = 1 << 16
 
-func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collective.Algorithm) *rankConverter {
+func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collective.Algorithm, rules collective.Rules) *rankConverter {
 	n := d.NumRanks()
 	w := opt.Workers
 	if w <= 0 {
@@ -226,7 +264,7 @@ func convertRanks(d Source, opt *ConvertOptions, algs map[collective.Op]*collect
 		rc.wg.Add(1)
 		go func(first int) {
 			defer rc.wg.Done()
-			cv := converter{opt: opt, algs: algs, world: n}
+			cv := converter{opt: opt, algs: algs, rules: rules, world: n}
 			lent := false
 			for r := first; r < n; r += w {
 				if lent {
@@ -301,6 +339,10 @@ func (cv *converter) convert(d Source, r int) rankResult {
 	}
 	b, err := cv.rank(rd, int32(r))
 	rd.Close()
+	for a, n := range cv.perAlg {
+		cv.stats.CollAlgorithms[a.Op.String()+"/"+a.Name] += n
+		delete(cv.perAlg, a)
+	}
 	for f, n := range cv.perFunc {
 		if n > 0 {
 			cv.stats.PerFunc[Func(f).String()] += n
@@ -351,6 +393,7 @@ var collOps = map[string]collective.Op{
 type converter struct {
 	opt    *ConvertOptions
 	algs   map[collective.Op]*collective.Algorithm
+	rules  collective.Rules
 	stats  *ConvertStats
 	world  int
 	b      goal.Builder
@@ -360,6 +403,9 @@ type converter struct {
 	// stats.PerFunc at the end of the rank: a map update per call cost 2 %
 	// of gopsim extrapolate.
 	perFunc [256]int64
+	// perAlg counts the rank's collectives per algorithm, added to
+	// stats.CollAlgorithms at the end of the rank.
+	perAlg map[*collective.Algorithm]int64
 }
 
 // pred is an op the next op of the rank must follow: after its end, or
@@ -382,6 +428,9 @@ type rankState struct {
 	prevEnd int64 // end of the previous call: computation starts here
 	flushNs int64 // tracer flush time since prevEnd
 	started bool
+	// tooLong is set by compute to a scaled computation that an int64 of
+	// ns cannot hold; rank reports it.
+	tooLong error
 }
 
 func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
@@ -408,13 +457,38 @@ func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 		if c.Err != 0 {
 			continue // a failed call moved no data
 		}
-		if err := cv.call(rd, r, &s, &c, name); err != nil {
-			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, err)
+		if err := cv.call(rd, r, &s, &c, name); err != nil || s.tooLong != nil {
+			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, cmp.Or(err, s.tooLong))
+		}
+	}
+	for _, q := range s.reqs {
+		if q.cancel {
+			cv.cancelUnknown(q, "MPI_Cancel of a request never completed (whether the cancel succeeded is not traced)")
 		}
 	}
 	blk := b.Block()
 	blk.Labels = append(blk.Labels[:0], cv.labels...)
 	return blk, nil
+}
+
+// cancelUnknown handles a cancelled request whose outcome the trace does
+// not say (no completion reported MPI_Test_cancelled): it is listed as
+// unsupported under why, and with Unsupported "calc" modelled as
+// cancelled, its operation a no-op, as a cancel that succeeded would be.
+func (cv *converter) cancelUnknown(q *request, why string) {
+	cv.stats.Unsupported[why]++
+	if cv.opt.Unsupported == "calc" {
+		cv.cancelled(q)
+	}
+}
+
+// cancelled turns the operation of request q into a no-op: a receive that
+// was cancelled matched no message, and a send that was cancelled was
+// never matched, so neither side communicated.
+func (cv *converter) cancelled(q *request) {
+	for _, id := range q.ops {
+		cv.b.Set(id, goal.Op{Kind: goal.Calc})
+	}
 }
 
 // strided labels send op id as non-contiguous with stride bytes (nothing
@@ -435,7 +509,12 @@ func (cv *converter) compute(s *rankState, c *Call) {
 	if gap <= 0 {
 		return
 	}
-	t := int64(math.Round(float64(gap) * cv.opt.ComputeScale))
+	v := math.Round(float64(gap) * cv.opt.ComputeScale)
+	if !(v < math.MaxInt64) {
+		s.tooLong = fmt.Errorf("the computation before it, %d ns times the compute scale %g, is %.4g ns: more than an int64 of ns holds", gap, cv.opt.ComputeScale, v)
+		return
+	}
+	t := int64(v)
 	if t <= 0 {
 		return
 	}
@@ -502,8 +581,11 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 	case ClassInit:
 		s.prevEnd, s.flushNs = c.End, 0
 		return nil
-	case ClassFinalize, ClassCommNew, ClassCommFree, ClassFlush:
+	case ClassCommNew:
 		cv.compute(s, c)
+		return cv.commNew(rd, r, s, c, name)
+	case ClassFinalize, ClassCommFree, ClassFlush:
+		cv.compute(s, c) // MPI_Comm_free is local
 		return nil
 	case ClassProbe:
 		cv.compute(s, c) // the receive that follows does the waiting
@@ -591,9 +673,7 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 			}
 			delete(s.reqs, d.Request)
 			if d.Cancelled { // the operation never happened
-				for _, id := range q.ops {
-					b.Set(id, goal.Op{Kind: goal.Calc})
-				}
+				cv.cancelled(q)
 				continue
 			}
 			if q.recv && d.Peer != None {
@@ -616,6 +696,9 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 		}
 	case ClassRequestFree:
 		cv.compute(s, c)
+		if q := s.reqs[c.Request]; q != nil && q.cancel {
+			cv.cancelUnknown(q, "MPI_Request_free of a cancelled request (whether the cancel succeeded is not traced)")
+		}
 		delete(s.reqs, c.Request) // the operation completes; nobody waits for it
 	case ClassCollective, ClassICollective:
 		cv.compute(s, c)
@@ -636,33 +719,44 @@ func (cv *converter) collective(rd RankStream, r int32, s *rankState, c *Call, n
 		cv.stats.Unsupported[name]++
 		return nil
 	}
+	ok, err := cv.expand(rd, r, s, c, name, op)
+	if ok {
+		cv.stats.Collectives++
+	}
+	return err
+}
+
+// expand emits collective op of call c (of MPI function name) on c.Comm,
+// or reports false after counting it as unsupported.
+func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name string, op collective.Op) (bool, error) {
 	comm := rd.Comm(c.Comm)
 	if comm == nil {
-		return fmt.Errorf("communicator %d not defined", c.Comm)
+		return false, fmt.Errorf("communicator %d not defined", c.Comm)
 	}
 	if comm.Inter() {
 		cv.stats.Unsupported[name+" (intercommunicator)"]++
-		return nil
+		return false, nil
 	}
 	if comm.Local {
 		// Its id is this rank's own, not agreed with the other members, so
 		// the members' messages could not be told apart from other calls.
 		cv.stats.Unsupported[name+" (communicator created by an untraced call)"]++
-		return nil
+		return false, nil
 	}
 	me := comm.Rank(r)
 	if me < 0 {
-		return fmt.Errorf("rank %d is not a member of communicator %d", r, c.Comm)
+		return false, fmt.Errorf("rank %d is not a member of communicator %d", r, c.Comm)
 	}
 	k := s.collSeq[c.Comm]
 	s.collSeq[c.Comm] = k + 1
 	spec := collective.Spec{
 		Comm: collective.NewComm(comm.Members), Root: int(c.Root), Size: uint64(max(c.Bytes, 0)),
 		Tag:             1<<31 | uint32(c.Comm&0x7fff)<<16 | k&0xffff,
-		ReduceNsPerByte: cv.opt.ReduceNsPerByte,
+		ReduceNsPerByte: cv.opt.ReduceNsPerByte, ElemSize: uint64(max(c.Type.Size, 0)),
+		Block: name == "MPI_Reduce_scatter_block" || name == "MPI_Ireduce_scatter_block",
 	}
 	if op.Rooted() && c.Root < 0 {
-		return fmt.Errorf("root %d", c.Root)
+		return false, fmt.Errorf("root %d", c.Root)
 	}
 	toU := func(x []int64) []uint64 {
 		if x == nil {
@@ -696,14 +790,21 @@ func (cv *converter) collective(rd RankStream, r int32, s *rankState, c *Call, n
 	alg := cv.algs[op]
 	var err error
 	if alg == nil {
-		alg, err = collective.Select(op, &spec)
+		ch, err := cv.rules.Choose(op, &spec)
 		if err != nil {
-			return err
+			return false, err
+		}
+		alg = ch.Alg
+		if ch.Wanted != "" {
+			cv.stats.CollStandIns[op.String()+"/"+ch.Wanted+" -> "+alg.Name]++
 		}
 	} else if err = alg.Check(&spec); err != nil {
-		return err
+		return false, err
 	}
-	cv.stats.Collectives++
+	if cv.perAlg == nil {
+		cv.perAlg = map[*collective.Algorithm]int64{}
+	}
+	cv.perAlg[alg]++
 	after := cv.join(s)
 	first := cv.b.NumOps()
 	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)
@@ -716,7 +817,7 @@ func (cv *converter) collective(rd RankStream, r int32, s *rankState, c *Call, n
 	}
 	if c.Func.Class() == ClassICollective {
 		s.reqs[c.Request] = &request{ops: append([]int32(nil), cv.ends...)}
-		return nil
+		return true, nil
 	}
 	if len(cv.ends) > 0 {
 		s.preds = s.preds[:0]
@@ -724,5 +825,66 @@ func (cv *converter) collective(rd RankStream, r int32, s *rankState, c *Call, n
 			s.preds = append(s.preds, pred{op: id})
 		}
 	}
-	return nil
+	return true, nil
+}
+
+// Communicator creation. The call communicates as the MPI library does
+// it, over the parent communicator c.Comm (docs/formats.md, "Communicator
+// creation", gives the sources):
+//
+//   - MPI_Comm_split, MPI_Comm_split_type, MPI_Cart_sub, and MPI_Cart_create
+//     when the grid leaves out some ranks of the parent: an allgather of
+//     each rank's (color, key), 2 ints, then the context-id agreement;
+//   - MPI_Comm_dup, MPI_Comm_create, MPI_Cart_create of the whole parent:
+//     the context-id agreement alone.
+//
+// The context-id agreement is MPICH's MPIR_Get_contextid_sparse: an
+// allreduce (MPI_BAND) of its mask of free context ids, 64 ints and a
+// flag. Both are expanded as the collectives of the trace are.
+const (
+	splitInfoBytes = 2 * 4        // color and key
+	contextIDBytes = (64 + 1) * 4 // MPIR_MAX_CONTEXT_MASK + 1 ints
+)
+
+func (cv *converter) commNew(rd RankStream, r int32, s *rankState, c *Call, name string) error {
+	if c.Comm == None {
+		// The trace does not say which communicator the parent was (an
+		// OTF2 region without collective events, a parent an importer
+		// could not follow): the call's measured time stands for it.
+		cv.measured(s, c)
+		return nil
+	}
+	split := false
+	switch c.Func {
+	case FuncCommSplit, FuncCommSplitType, FuncCartSub:
+		split = true
+	case FuncCartCreate:
+		// MPICH copies the parent when the grid covers it and splits it
+		// otherwise; a rank outside the grid gets MPI_COMM_NULL.
+		parent, nc := rd.Comm(c.Comm), rd.Comm(c.NewComm)
+		split = c.NewComm == None || parent == nil || nc == nil || nc.Size() != parent.Size()
+	}
+	x := Call{Func: FuncAllgather, Comm: c.Comm, Root: None, Bytes: splitInfoBytes}
+	if split {
+		if ok, err := cv.expand(rd, r, s, &x, name, collective.Allgather); !ok || err != nil {
+			return err // not modelled: counted once
+		}
+	}
+	x.Func, x.Bytes = FuncAllreduce, contextIDBytes
+	_, err := cv.expand(rd, r, s, &x, name, collective.Allreduce)
+	return err
+}
+
+// measured emits the duration of call c as a calc (unscaled: it is not
+// the application's computation) after the rank's predecessors.
+func (cv *converter) measured(s *rankState, c *Call) {
+	d := c.End - c.Start
+	if d <= 0 {
+		return
+	}
+	id := cv.b.Calc(uint64(d), 0)
+	cv.follow(s, id)
+	s.preds = append(s.preds[:0], pred{op: id})
+	cv.stats.Calcs++
+	cv.stats.ComputeNs += d
 }

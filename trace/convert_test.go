@@ -18,6 +18,12 @@ import (
 // the world and self communicators and the extra ones given.
 func writeTrace(t *testing.T, ranks [][]trace.Call, comms ...*trace.Comm) *trace.Dir {
 	t.Helper()
+	return writeTraceLib(t, "", ranks, comms...)
+}
+
+// writeTraceLib is writeTrace with the MPI library lib in the headers.
+func writeTraceLib(t *testing.T, lib string, ranks [][]trace.Call, comms ...*trace.Comm) *trace.Dir {
+	t.Helper()
 	dir := t.TempDir()
 	n := len(ranks)
 	world := &trace.Comm{ID: 0}
@@ -29,7 +35,7 @@ func writeTrace(t *testing.T, ranks [][]trace.Call, comms ...*trace.Comm) *trace
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := trace.NewWriter(f, trace.Header{Rank: r, Size: n, T0: 1000})
+		w, err := trace.NewWriter(f, trace.Header{Rank: r, Size: n, T0: 1000, Library: lib})
 		if err != nil {
 			t.Fatal(err)
 		}

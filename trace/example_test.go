@@ -134,3 +134,16 @@ func ExampleNewWriter() {
 	// MPI_Iprobe t=1000+4000 polls=120 comm=0 peer=1 tag=any
 	// MPI_Finalize
 }
+
+// The library line a trace header holds decides whose collective
+// algorithms the converter uses under --coll-select auto.
+func ExampleLibraryRules() {
+	for _, lib := range []string{"Open MPI v4.1.4, package: Debian OpenMPI", "MPICH Version:\t4.0.2", ""} {
+		r, ok := trace.LibraryRules(lib)
+		fmt.Printf("%q: %v %v\n", lib, r, ok)
+	}
+	// Output:
+	// "Open MPI v4.1.4, package: Debian OpenMPI": openmpi true
+	// "MPICH Version:\t4.0.2": mpich true
+	// "": Rules(0) false
+}

@@ -266,10 +266,30 @@ func lapRankFiles(fsys fs.FS, name string) ([]string, error) {
 		files[r] = f
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("trace: liballprof: %s: %d rank files for ranks 0..%d (missing %v)", path.Join(dir, s.prefix+"N"+s.ext), len(s.files), n-1, missing)
+		return nil, lapMissingError(fmt.Sprintf("trace: liballprof: %s: %d rank files for ranks 0..%d (missing %v)", path.Join(dir, s.prefix+"N"+s.ext), len(s.files), n-1, missing))
 	}
 	return files, nil
 }
+
+// lapComplete refuses a rank file without calls (empty) or without the
+// MPI_Finalize line the tracer writes last (cut short: the program died,
+// or the file was truncated), which would convert into a rank that does
+// nothing, or stops half-way, and a schedule that deadlocks or lies.
+func lapComplete(file string, rank, calls int, finalized bool, lines int) error {
+	switch {
+	case calls == 0:
+		return &TextFormatError{File: file, Line: max(lines, 1), Err: fmt.Errorf("liballprof: the rank file of rank %d has no MPI calls: empty or truncated", rank)}
+	case !finalized:
+		return &TextFormatError{File: file, Line: max(lines, 1), Err: fmt.Errorf("liballprof: the rank file of rank %d ends before MPI_Finalize: truncated, or the program did not finish", rank)}
+	}
+	return nil
+}
+
+// lapMissingError is the error about a trace whose rank files have gaps:
+// still a liballprof trace, so that opening it names them.
+type lapMissingError string
+
+func (e lapMissingError) Error() string { return string(e) }
 
 // IsLiballprof reports whether path is a liballprof trace: a rank file,
 // or a directory holding the rank files of one trace, whose first line
@@ -281,7 +301,8 @@ func IsLiballprof(path string) bool {
 	}
 	if fi.IsDir() {
 		_, err := lapRankFiles(os.DirFS(path), "")
-		return err == nil
+		var missing lapMissingError
+		return err == nil || errors.As(err, &missing)
 	}
 	return lapFileRE.MatchString(filepath.Base(path)) && sniffLiballprof(os.DirFS(filepath.Dir(path)), filepath.Base(path))
 }
@@ -416,6 +437,7 @@ func (l *Liballprof) scan() error {
 	default:
 		return fmt.Errorf("trace: liballprof: MPI library %q: expected openmpi, mpich or nothing", l.opt.MPI)
 	}
+	var maxComm int64 // the largest communicator size seen
 	for r := range l.names {
 		f, err := l.fsys.Open(l.names[r])
 		if err != nil {
@@ -424,6 +446,7 @@ func (l *Liballprof) scan() error {
 		st := l.newState(r)
 		sc := newLapScanner(f)
 		var c Call
+		calls, finalized := 0, false
 		for {
 			b, err := sc.next()
 			if err == io.EOF {
@@ -433,12 +456,30 @@ func (l *Liballprof) scan() error {
 				f.Close()
 				return &TextFormatError{File: l.Files[r], Line: sc.line, Err: err}
 			}
+			calls++
+			finalized = finalized || bytes.HasPrefix(b, []byte("MPI_Finalize:")) || bytes.HasPrefix(b, []byte("PMPI_Finalize:"))
 			if _, err := st.line(b, sc.line, &c); err != nil {
 				f.Close()
 				return err
 			}
+			maxComm = max(maxComm, st.a.comm.size, st.a.comm2.size)
 		}
 		f.Close()
+		if err := lapComplete(l.Files[r], r, calls, finalized, sc.line); err != nil {
+			return err
+		}
+		if maxComm > int64(len(l.names)) {
+			// No communicator is larger than the world: the files of the
+			// last ranks are missing (those before are checked by name).
+			missing := fmt.Sprintf("ranks %d..%d", len(l.names), maxComm-1)
+			if m := lapFileRE.FindStringSubmatch(path.Base(l.names[0])); m != nil {
+				missing = fmt.Sprintf("%s%d%s", m[1], len(l.names), m[3])
+				if maxComm > int64(len(l.names))+1 {
+					missing += fmt.Sprintf(" to %s%d%s", m[1], maxComm-1, m[3])
+				}
+			}
+			return fmt.Errorf("trace: liballprof: %s has a communicator of %d ranks, but there are rank files for ranks 0..%d only (missing %s)", l.Files[r], maxComm, len(l.names)-1, missing)
+		}
 		for fn, n := range st.skipped {
 			l.unsupported[fn] += n
 		}

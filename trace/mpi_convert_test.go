@@ -1,6 +1,8 @@
 package trace_test
 
 import (
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -274,4 +276,38 @@ func TestMPIConvertStrided(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestMPIConvertCollSelectOpenMPI traces allreduce_loop at 2 ranks under
+// Open MPI: the trace names the library, and auto expands the collectives
+// with Open MPI's rules (4800 B and 4 B allreduces on 2 ranks: its ring;
+// MPICH would run Rabenseifner and recursive doubling).
+func TestMPIConvertCollSelectOpenMPI(t *testing.T) {
+	needMPI(t)
+	if !mpiSetup.openMPI {
+		msg := "the default mpirun is not Open MPI"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so the test must run")
+		}
+		t.Skip(msg)
+	}
+	const iters = 5
+	dir, files := runTracedDir(t, 2, "allreduce_loop", strconv.Itoa(iters), "600")
+	if lib := files[0].Header.Library; !strings.HasPrefix(lib, "Open MPI") {
+		t.Fatalf("library %q, want Open MPI's", lib)
+	}
+	d, err := trace.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st := convert(t, d, trace.ConvertOptions{})
+	want := map[string]int64{"allreduce/ompi_ring": 2 * (iters + 1)}
+	if st.CollRules != "openmpi" || st.CollNote != "" || !maps.Equal(st.CollAlgorithms, want) {
+		t.Errorf("auto: rules %s (note %q), algorithms %v; want openmpi, %v", st.CollRules, st.CollNote, st.CollAlgorithms, want)
+	}
+	_, st = convert(t, d, trace.ConvertOptions{CollSelect: "mpich"})
+	want = map[string]int64{"allreduce/rabenseifner": 2 * iters, "allreduce/recdoub": 2}
+	if st.CollRules != "mpich" || !maps.Equal(st.CollAlgorithms, want) {
+		t.Errorf("mpich: rules %s, algorithms %v; want %v", st.CollRules, st.CollAlgorithms, want)
+	}
 }

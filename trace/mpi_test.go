@@ -686,6 +686,7 @@ func TestMPICH(t *testing.T) {
 	}
 	bin := func(name string) string { return filepath.Join(tmp, name) }
 	build("mpicc.mpich", "-O2", "-o", bin("pingpong"), filepath.Join(ex, "pingpong.c"))
+	build("mpicc.mpich", "-O2", "-o", bin("allreduce_loop"), filepath.Join(ex, "allreduce_loop.c"))
 	for _, f := range []string{"fring", "fring_f08"} {
 		cmd := exec.Command("mpif90.mpich", "-O2", "-o", bin(f), filepath.Join(ex, f+".f90"))
 		cmd.Dir = tmp // for the module files
@@ -701,5 +702,21 @@ func TestMPICH(t *testing.T) {
 	})
 	t.Run("fring_f08", func(t *testing.T) {
 		checkFortran2008(t, runProgram(t, "mpirun.mpich", nil, lib, 2, nil, bin("fring_f08")))
+	})
+	t.Run("coll-select", func(t *testing.T) {
+		// The trace names MPICH, and auto follows MPICH's selection.
+		dir, files := runProgramDir(t, "mpirun.mpich", nil, lib, 2, nil, bin("allreduce_loop"), "5", "600")
+		if l := files[0].Header.Library; !strings.HasPrefix(l, "MPICH") {
+			t.Fatalf("library %q, want MPICH's", l)
+		}
+		d, err := trace.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st := convert(t, d, trace.ConvertOptions{})
+		want := map[string]int64{"allreduce/rabenseifner": 10, "allreduce/recdoub": 2}
+		if st.CollRules != "mpich" || st.CollNote != "" || fmt.Sprint(st.CollAlgorithms) != fmt.Sprint(want) {
+			t.Errorf("rules %s (note %q), algorithms %v; want mpich, %v", st.CollRules, st.CollNote, st.CollAlgorithms, want)
+		}
 	})
 }

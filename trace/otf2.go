@@ -156,7 +156,7 @@ func OpenOTF2(path string, opt OTF2Options) (*OTF2Trace, error) {
 		if lines := strings.Split(msg, "\n"); len(lines) > 4 {
 			msg = strings.Join(lines[:4], "\n")
 		}
-		return nil, fmt.Errorf("%w: %s: otf2-print failed (%v): %s", ErrOTF2, anchor, werr, msg)
+		return nil, fmt.Errorf("%w: %s: otf2-print failed (%v)%s: %s", ErrOTF2, anchor, werr, otf2Damage(anchor), msg)
 	}
 	if perr != nil {
 		return nil, perr
@@ -1236,4 +1236,43 @@ func (p *otf2Parser) finish() (*OTF2Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// otf2Damage names the location files of the archive (NAME/N.evt and
+// NAME/N.def beside NAME.otf2) that are empty, or missing while their
+// partner is there, for the error of a failed otf2-print, whose own
+// message does not say which location it could not read.
+func otf2Damage(anchor string) string {
+	dir := strings.TrimSuffix(anchor, filepath.Ext(anchor))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	have := map[string]bool{}
+	for _, e := range ents {
+		have[e.Name()] = true
+	}
+	var bad []string
+	for _, e := range ents {
+		name := e.Name()
+		ext := filepath.Ext(name)
+		if ext != ".evt" && ext != ".def" {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.Size() == 0 {
+			bad = append(bad, filepath.Join(dir, name)+" is empty")
+		}
+		partner := strings.TrimSuffix(name, ext) + map[string]string{".evt": ".def", ".def": ".evt"}[ext]
+		if !have[partner] {
+			bad = append(bad, filepath.Join(dir, partner)+" is missing")
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	sort.Strings(bad)
+	if len(bad) > 5 {
+		bad = append(bad[:5], "...")
+	}
+	return " (" + strings.Join(bad, "; ") + ")"
 }

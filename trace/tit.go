@@ -260,6 +260,9 @@ func titIndex(fsys fs.FS, name string) ([]string, error) {
 		if !found {
 			return nil, &TextFormatError{File: name, Line: nos[i], Col: 1, Err: fmt.Errorf("tit: trace file of rank %d %q not found (looked for %s)", i, l, strings.Join(cands, " and "))}
 		}
+		if st, err := fs.Stat(fsys, files[i]); err == nil && st.Size() == 0 {
+			return nil, &TextFormatError{File: name, Line: nos[i], Col: 1, Err: fmt.Errorf("tit: trace file of rank %d %q is empty (truncated?)", i, files[i])}
+		}
 	}
 	return files, nil
 }
@@ -274,6 +277,7 @@ func (t *TIT) scanShared() (int, error) {
 	defer f.Close()
 	sc := newTITScanner(f, t.names[0])
 	n := 0
+	seen := map[int]bool{}
 	for {
 		fields, err := sc.next()
 		if err == io.EOF {
@@ -287,9 +291,17 @@ func (t *TIT) scanShared() (int, error) {
 			return 0, err
 		}
 		n = max(n, r+1)
+		seen[r] = true
 	}
 	if n == 0 {
 		return 0, &TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: errors.New("tit: no actions")}
+	}
+	if len(seen) < n {
+		for r := range n {
+			if !seen[r] {
+				return 0, &TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: fmt.Errorf("tit: rank %d has no actions, but rank %d has: a rank's lines are missing", r, n-1)}
+			}
+		}
 	}
 	return n, nil
 }

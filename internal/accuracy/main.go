@@ -1,19 +1,20 @@
-// Command accuracy regenerates the tables of docs/accuracy.md: it runs the
-// MPI examples of examples/mpi and LAMMPS on examples/lammps at 4 ranks,
-// without and with the tracer, converts each trace, simulates it, and
-// prints as Markdown the measured and the simulated times, the tracer's
-// overhead and the trace size per call.
+// Command accuracy regenerates the tables of docs/accuracy.md: it
+// calibrates the machine with `gopsim calibrate --backend mpi`, runs every
+// MPI example of examples/mpi, LAMMPS on examples/lammps and HPCC on
+// examples/hpcc at 2 ranks without and with the tracer, validates each
+// trace against its simulation with the calibrated parameters (what
+// `gopsim validate --params` does), and prints as Markdown the measured
+// and the simulated times, where they part, the tracer's overhead and the
+// trace size per call.
 //
-// The LogGOPS parameters are measured first with examples/mpi/pingpong on
-// 2 ranks (see calibrate and calibration.fit), unless -params gives a file. Run it
-// through `make accuracy`, which builds the tracer and the examples first,
-// or from the repository root:
+// Run it through `make accuracy`, which builds gopsim, the tracer, the
+// examples and gopsim-prtt first, or from the repository root:
 //
 //	go run ./internal/accuracy -reps 5 > tables.md
 //
-// It needs Open MPI and LAMMPS (make mpi-deps), takes about two minutes
+// It needs Open MPI, LAMMPS and hpcc (make mpi-deps), takes a few minutes
 // with the default 5 repetitions, and its figures are as noisy as the
-// machine.
+// machine: run it on an otherwise idle machine.
 package main
 
 import (
@@ -34,9 +35,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/validation"
 )
 
 // options of a run (see main's flags).
@@ -44,18 +45,20 @@ type options struct {
 	root   string // repository root: bin/ and examples/ are under it
 	reps   int    // runs per workload without and with the tracer
 	ranks  []int  // ranks per workload: a table per number
-	params string // a parameter file instead of the ping-pong calibration
+	params string // a parameter file instead of calibrating
 	only   string // run only the workloads whose name contains this
+	calib  string // extra flags of gopsim calibrate
 	log    io.Writer
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.root, "root", ".", "repository `dir` (bin/ holds the tracer and the examples: make tracer)")
+	flag.StringVar(&o.root, "root", ".", "repository `dir` (bin/ holds gopsim, gopsim-prtt, the tracer and the examples: make accuracy builds them)")
 	flag.IntVar(&o.reps, "reps", 5, "runs of each workload without and with the tracer (medians are reported)")
-	np := flag.String("np", "4,2", "MPI ranks per workload, a table for each `list` item (2 on 2 cores: without oversubscription)")
-	flag.StringVar(&o.params, "params", "", "LogGOPS parameter `file` (JSON, as gopsim sim --params) instead of measuring them with the MPI ping-pong")
+	np := flag.String("np", "2", "MPI ranks per workload, a table for each `list` item (more than 2 oversubscribes this machine's 2 cores, which no network model describes)")
+	flag.StringVar(&o.params, "params", "", "LogGOPS parameter `file` (as gopsim sim --params) instead of running gopsim calibrate --backend mpi")
 	flag.StringVar(&o.only, "only", "", "run only the workloads whose name contains this `string`")
+	flag.StringVar(&o.calib, "calibrate-flags", "", "more `flags` for gopsim calibrate --backend mpi, split at blanks")
 	flag.Parse()
 	for _, f := range strings.Split(*np, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -79,10 +82,11 @@ func main() {
 // workload is one program to measure.
 type workload struct {
 	name   string
-	bin    string // under the root, or lmp
-	args   []string
-	lammps bool // bin is lmp and args[0] an input of examples/lammps
-	min    int  // the fewest ranks it runs on
+	bin    string   // under the root, or on $PATH
+	args   []string // its arguments
+	input  string   // a file under examples/ copied into the working directory (LAMMPS's input, hpccinf.txt)
+	lammps bool     // bin is lmp: input is its -in file
+	min    int      // the fewest ranks it runs on
 }
 
 func workloads() []workload {
@@ -91,50 +95,19 @@ func workloads() []workload {
 	}
 	return []workload{
 		ex("pingpong", "5000", "4096"),
+		ex("pingpong", "20000", "8"),
+		ex("pingpong", "500", "65536"),
 		ex("halo2d", "500", "256", "256"),
 		ex("allreduce_loop", "500", "1000"),
 		ex("fft_alltoall", "50", "256"),
-		{name: "irregular", bin: filepath.Join("bin", "examples", "mpi", "irregular"), min: 4},
+		ex("strided"),
 		ex("fring"),
-		{name: "LAMMPS in.melt", bin: "lmp", args: []string{"in.melt"}, lammps: true, min: 1},
-		{name: "LAMMPS in.lj", bin: "lmp", args: []string{"in.lj"}, lammps: true, min: 1},
+		ex("fring_f08"),
+		{name: "irregular", bin: filepath.Join("bin", "examples", "mpi", "irregular"), min: 4},
+		{name: "LAMMPS in.melt", bin: "lmp", input: "lammps/in.melt", lammps: true, min: 1},
+		{name: "LAMMPS in.lj", bin: "lmp", input: "lammps/in.lj", lammps: true, min: 1},
+		{name: "HPCC", bin: "hpcc", input: "hpcc/hpccinf.txt", min: 2},
 	}
-}
-
-// model is how a trace is simulated: with params, the computation between
-// calls multiplied by scale, and the result divided by unit (params and
-// scale in units of 1/unit ns: unit 10 simulates in tenths of ns, since
-// sim takes whole numbers).
-type model struct {
-	name   string
-	params sim.Params
-	scale  float64
-	unit   float64
-}
-
-// simulate converts the trace in d with m's compute scale and simulates it.
-func (m *model) simulate(d *trace.Dir) (float64, error) {
-	s := goal.NewSchedule(d.NumRanks())
-	if _, err := trace.Convert(d, trace.ConvertOptions{ComputeScale: m.scale}, s.AppendRank); err != nil {
-		return 0, err // unsupported calls among them: the table has none
-	}
-	res, err := sim.Run(s, sim.Options{Params: m.params})
-	if err != nil {
-		return 0, fmt.Errorf("simulation %s: %w", m.name, err)
-	}
-	return float64(res.MaxTime) / m.unit, nil
-}
-
-// result is what the runs of one workload gave: medians over the runs.
-type result struct {
-	w                    workload
-	plainWall, trWall    float64   // s, mpirun's wall time
-	plainLoop, trLoop    float64   // s, LAMMPS's own "Loop time" (0 for the others)
-	region, toFin, fin   float64   // ns: Init end to Finalize end, to Finalize start (max over ranks); longest MPI_Finalize
-	sim                  []float64 // ns, per model
-	ratio, ratioFin      []float64 // per model: simulated / region, simulated / toFin (median of the runs' ratios)
-	compute              float64   // ns, mean per rank of the computation between calls
-	calls, records, size int64     // of the first traced run
 }
 
 func run(o *options, out io.Writer) error {
@@ -148,45 +121,20 @@ func run(o *options, out io.Writer) error {
 		return fmt.Errorf("%w (make tracer builds it)", err)
 	}
 	started, load0 := time.Now(), loadAvg()
-	var models []model
-	var cal *calibration
-	if o.params != "" {
-		p, err := sim.ReadParamsFile(o.params, sim.DefaultParams())
-		if err != nil {
-			return err
-		}
-		models = append(models, model{name: filepath.Base(o.params), params: p, scale: 1, unit: 1})
-	} else {
-		if cal, err = calibrate(o, lib); err != nil {
-			return fmt.Errorf("calibration: %w", err)
-		}
-		f := cal.fit(slices.Min[[]float64], small, large)
-		models = append(models,
-			model{name: "measured parameters", params: f.params(1, cal.eager), scale: 1, unit: 1},
-			model{name: "the same in 0.1 ns units", params: f.params(10, cal.eager), scale: 10, unit: 10})
+	cal, err := parameters(o)
+	if err != nil {
+		return err
 	}
 	var sections []section
 	for _, np := range o.ranks {
-		sec := section{ranks: np, models: slices.Clone(models)}
-		p := models[0].params
-		sec.models = append(sec.models, model{name: "free network", params: sim.Params{EagerLimit: p.EagerLimit}, scale: 1, unit: 1})
-		if share := float64(np) / float64(runtime.NumCPU()); share > 1 {
-			// What if each rank computed at 1/share of a core's speed, as
-			// when all ranks compute at once on fewer cores.
-			sec.models = append(sec.models, model{name: fmt.Sprintf("computation x%.3g", share), params: p, scale: share, unit: 1})
-		}
-		for _, m := range sec.models {
-			if err := m.params.Validate(); err != nil {
-				return fmt.Errorf("parameters %s: %w", m.name, err)
-			}
-		}
+		sec := section{ranks: np}
 		for _, w := range workloads() {
-			if o.only != "" && !strings.Contains(w.name, o.only) || np < w.min {
+			if o.only != "" && !strings.Contains(w.label(), o.only) || np < w.min {
 				continue
 			}
-			r, err := measure(o, np, lib, w, sec.models)
+			r, err := measure(o, np, lib, w, cal.params)
 			if err != nil {
-				return fmt.Errorf("%s on %d ranks: %w", w.name, np, err)
+				return fmt.Errorf("%s on %d ranks: %w", w.label(), np, err)
 			}
 			sec.results = append(sec.results, r)
 		}
@@ -196,129 +144,73 @@ func run(o *options, out io.Writer) error {
 	return nil
 }
 
-// section is the runs of every workload at one number of ranks.
-type section struct {
-	ranks   int
-	models  []model
-	results []*result
-}
-
-// The ping-pong's message sizes, for latency and bandwidth.
-const (
-	small = 8
-	large = 65536
-)
-
-// calibration is what the ping-pong measured: per quantity one value per
-// run.
+// calibration is the parameter file used and how it was made.
 type calibration struct {
-	rtt    map[int][]float64 // round trip per message size, ns
-	sendNs []float64         // median MPI_Send duration of small messages, ns
-	eager  int64             // Open MPI's eager limit, bytes
+	params  sim.Params
+	file    string // as given with -params, or "" when calibrated here
+	command string // the calibrate command that wrote it
+	text    []byte // the file
 }
 
-// logGP are fitted parameters in ns and ns/byte.
-type logGP struct{ L, o, g, G float64 }
-
-// fit derives L, o, g and G from one statistic of the runs and the round
-// trips of messages of a and b bytes. The statistic used is the minimum:
-// on a shared machine a run that lost its CPUs for a while gives a mean
-// round trip tens to thousands of times longer, and that is the
-// scheduler's cost, not the transport's (the workloads suffer it too,
-// and docs/accuracy.md discusses it); the medians are printed beside.
-//
-//   - a half round trip is o + L + o + (s-1)G in gopsim's model (eager
-//     or not: a rendezvous send costs no control messages there), so G is
-//     the slope between the two sizes;
-//   - o is the duration of MPI_Send of a small message (an eager send
-//     returns once the message is in the receiver's shared-memory queue:
-//     that is the sender's CPU cost);
-//   - L is what is left of the half round trip of a bytes:
-//     rtt/2 - 2o - (a-1)G;
-//   - g = o: shared memory has no NIC; the CPU copies, so back-to-back
-//     messages are spaced by the CPU cost, and g only has to not be smaller;
-//   - O = 0 (the per-byte cost is all in G, which gopsim also charges on
-//     the receiving CPU).
-func (c *calibration) fit(stat func([]float64) float64, a, b int) logGP {
-	ra, rb, send := stat(c.rtt[a]), stat(c.rtt[b]), stat(c.sendNs)
-	g := max(0, (rb-ra)/2/float64(b-a))
-	return logGP{L: ra/2 - 2*send - float64(a-1)*g, o: send, g: send, G: g}
-}
-
-// params rounds f to whole units of 1/unit ns (L at least 0), with S the
-// eager limit.
-func (f logGP) params(unit float64, eager int64) sim.Params {
-	r := func(x float64) int64 { return int64(math.Round(x * unit)) }
-	return sim.Params{L: max(0, r(f.L)), Overhead: r(f.o), Gap: r(f.g), GapPerByte: r(f.G), EagerLimit: eager}
-}
-
-// calibrate measures with examples/mpi/pingpong on 2 ranks (same node, Open
-// MPI's shared-memory transport, the same --oversubscribe as the
-// workloads), reps runs of each: the mean round trip per message size
-// (pingpong prints it), and the median duration of MPI_Send of the small
-// message in a traced run.
-func calibrate(o *options, lib string) (*calibration, error) {
-	c := &calibration{rtt: map[int][]float64{}, eager: eagerLimit()}
-	bin := filepath.Join(o.root, "bin", "examples", "mpi", "pingpong")
-	for _, size := range []int{small, large} {
-		iters := 5000
-		if size > int(c.eager) {
-			iters = 1000
-		}
-		for range max(o.reps, 5) {
-			res, err := mpirun(2, "", bin, []string{strconv.Itoa(iters), strconv.Itoa(size)}, "", nil)
-			if err != nil {
-				return nil, err
-			}
-			m := regexp.MustCompile(`([0-9.]+) us each`).FindStringSubmatch(res.out)
-			if m == nil {
-				return nil, fmt.Errorf("pingpong printed %q", res.out)
-			}
-			us, _ := strconv.ParseFloat(m[1], 64)
-			c.rtt[size] = append(c.rtt[size], us*1e3)
-		}
-		fmt.Fprintf(o.log, "calibration: %d bytes: round trips %v ns\n", size, round(c.rtt[size]))
-	}
-	for range max(o.reps, 5) {
-		dir, err := os.MkdirTemp("", "gopsim-accuracy-")
+// parameters reads -params, or runs gopsim calibrate --backend mpi as a
+// user would and reads the file it writes.
+func parameters(o *options) (*calibration, error) {
+	c := &calibration{file: o.params}
+	path := o.params
+	if path == "" {
+		dir, err := os.MkdirTemp("", "gopsim-accuracy-calibrate-")
 		if err != nil {
 			return nil, err
 		}
-		_, err = mpirun(2, lib, bin, []string{"2000", strconv.Itoa(small)}, dir, nil)
-		if err == nil {
-			var f *trace.File
-			if f, err = trace.ReadFile(filepath.Join(dir, trace.FileName(0))); err == nil {
-				var d []float64
-				for _, call := range f.Calls {
-					if call.Func == trace.FuncSend {
-						d = append(d, float64(call.Duration()))
-					}
-				}
-				c.sendNs = append(c.sendNs, median(d))
-			}
-		}
-		os.RemoveAll(dir)
-		if err != nil {
-			return nil, err
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "params.json")
+		args := []string{"calibrate", "--backend", "mpi", "--quiet", "-o", path}
+		args = append(args, strings.Fields(o.calib)...)
+		c.command = "bin/gopsim " + strings.Join(args, " ")
+		c.command = strings.Replace(c.command, path, "params.json", 1)
+		fmt.Fprintf(o.log, "accuracy: %s\n", c.command)
+		cmd := exec.Command(filepath.Join(o.root, "bin", "gopsim"), args...)
+		cmd.Env = mpiEnv()
+		cmd.Stdout, cmd.Stderr = o.log, o.log
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.command, err)
 		}
 	}
-	fmt.Fprintf(o.log, "calibration: MPI_Send of %d bytes, median per run %v ns\n", small, round(c.sendNs))
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := sim.ReadParams(bytes.NewReader(text), path, sim.DefaultParams())
+	if err != nil {
+		return nil, err
+	}
+	c.params, c.text = p, text
+	fmt.Fprintf(o.log, "accuracy: parameters %s\n", p)
 	return c, nil
 }
 
-// eagerLimit is Open MPI's shared-memory eager limit (ompi_info), 4096 if
-// it cannot be read.
-func eagerLimit() int64 {
-	out, err := exec.Command("ompi_info", "--param", "btl", "vader", "--level", "9", "--parsable").Output()
-	if err == nil {
-		m := regexp.MustCompile(`btl_vader_eager_limit:value:(\d+)`).FindSubmatch(out)
-		if m != nil {
-			if v, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil {
-				return v
-			}
-		}
-	}
-	return 4096
+// section is the runs of every workload at one number of ranks.
+type section struct {
+	ranks   int
+	results []*result
+}
+
+// result is what the runs of one workload gave: medians over the runs.
+type result struct {
+	w                    workload
+	plainWall, trWall    float64 // s, mpirun's wall time
+	plainLoop, trLoop    float64 // s, LAMMPS's own "Loop time" (0 for the others)
+	measured, span, sim  float64 // ns: Init end to Finalize start, Init start to Finalize end (slowest rank); simulated
+	ratio                float64 // simulated / measured, the median of the runs' ratios
+	ratioMin, ratioMax   float64 // the runs' extremes
+	compute, compDiff    float64 // ns at the slowest measured rank: measured computation, simulated - measured
+	inMPI, mpiDiff       float64 // ns at the slowest measured rank: measured inside MPI, simulated - measured
+	calls, records, size int64   // of the first traced run
+}
+
+// mpiEnv is the environment of an mpirun: as root too, one OpenMP thread.
+func mpiEnv() []string {
+	return append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMP_NUM_THREADS=1")
 }
 
 // runResult is one mpirun.
@@ -328,18 +220,20 @@ type runResult struct {
 }
 
 // mpirun runs bin on np ranks with Open MPI (as root too), traced into dir
-// when lib is given, with cwd as working directory ("" for the current).
-func mpirun(np int, lib, bin string, args []string, dir string, cwd *string) (*runResult, error) {
+// when lib is given, in the working directory cwd ("" for the current).
+func mpirun(np int, lib, bin string, args []string, dir, cwd string) (*runResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "mpirun", append([]string{"-np", strconv.Itoa(np), "--oversubscribe", bin}, args...)...)
-	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMP_NUM_THREADS=1")
+	mpiArgs := []string{"-np", strconv.Itoa(np)}
+	if np > runtime.NumCPU() {
+		mpiArgs = append(mpiArgs, "--oversubscribe")
+	}
+	cmd := exec.CommandContext(ctx, "mpirun", append(append(mpiArgs, bin), args...)...)
+	cmd.Env = mpiEnv()
 	if lib != "" {
 		cmd.Env = append(cmd.Env, "LD_PRELOAD="+lib, "GOPSIM_TRACE_DIR="+dir)
 	}
-	if cwd != nil {
-		cmd.Dir = *cwd
-	}
+	cmd.Dir = cwd
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	t0 := time.Now()
@@ -353,132 +247,135 @@ func mpirun(np int, lib, bin string, args []string, dir string, cwd *string) (*r
 
 var loopRE = regexp.MustCompile(`Loop time of ([0-9.eE+-]+) on`)
 
-// measure runs w reps times without and reps times with the tracer,
-// alternating, and converts and simulates every trace with every model.
-func measure(o *options, np int, lib string, w workload, models []model) (*result, error) {
-	r := &result{w: w}
-	bin, args := filepath.Join(o.root, w.bin), w.args
-	var cwd *string
+// command returns w's program, its arguments and its working directory
+// (a new temporary one, removed by the returned function).
+func (w workload) command(root string) (bin string, args []string, cwd string, done func(), err error) {
+	bin, args, done = w.bin, w.args, func() {}
+	if !filepath.IsAbs(bin) && strings.Contains(bin, "/") {
+		bin = filepath.Join(root, bin)
+	}
+	if w.input == "" {
+		return bin, args, "", done, nil
+	}
+	cwd, err = os.MkdirTemp("", "gopsim-accuracy-work-")
+	if err != nil {
+		return "", nil, "", nil, err
+	}
+	done = func() { os.RemoveAll(cwd) }
+	in, err := os.ReadFile(filepath.Join(root, "examples", w.input))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(cwd, filepath.Base(w.input)), in, 0o666)
+	}
+	if err != nil {
+		done()
+		return "", nil, "", nil, err
+	}
 	if w.lammps {
-		work, err := os.MkdirTemp("", "gopsim-accuracy-lammps-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(work)
-		cwd = &work
-		bin = w.bin
-		args = []string{"-in", filepath.Join(o.root, "examples", "lammps", w.args[0]), "-log", "none", "-nocite"}
+		args = []string{"-in", filepath.Base(w.input), "-log", "none", "-nocite"}
 	}
-	loop := func(out string) (float64, error) {
-		if !w.lammps {
-			return 0, nil
-		}
-		m := loopRE.FindStringSubmatch(out)
-		if m == nil {
-			return 0, errors.New("no Loop time in LAMMPS's output")
-		}
-		return strconv.ParseFloat(m[1], 64)
+	return bin, args, cwd, done, nil
+}
+
+// loopTime is LAMMPS's "Loop time" in out, 0 for the other programs.
+func (w workload) loopTime(out string) (float64, error) {
+	if !w.lammps {
+		return 0, nil
 	}
-	var plain, traced, plainLoop, trLoop, region, toFin, fin, comp []float64
-	sims := make([][]float64, len(models))
-	ratios, ratiosFin := make([][]float64, len(models)), make([][]float64, len(models))
+	m := loopRE.FindStringSubmatch(out)
+	if m == nil {
+		return 0, errors.New("no Loop time in LAMMPS's output")
+	}
+	return strconv.ParseFloat(m[1], 64)
+}
+
+// measure runs w reps times without and reps times with the tracer,
+// alternating, and validates every trace with p.
+func measure(o *options, np int, lib string, w workload, p sim.Params) (*result, error) {
+	bin, args, cwd, done, err := w.command(o.root)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	r := &result{w: w}
+	var plain, traced, plainLoop, trLoop []float64
+	var runs []*validation.Result
 	for i := range o.reps {
 		res, err := mpirun(np, "", bin, args, "", cwd)
 		if err != nil {
 			return nil, err
 		}
-		lt, err := loop(res.out)
+		lt, err := w.loopTime(res.out)
 		if err != nil {
 			return nil, err
 		}
 		plain, plainLoop = append(plain, res.wall), append(plainLoop, lt)
 
-		dir, err := os.MkdirTemp("", "gopsim-accuracy-trace-")
+		v, tr, err := tracedRun(np, lib, bin, args, cwd, w, p, r, i == 0)
 		if err != nil {
 			return nil, err
 		}
-		var a *analysis
-		if res, err = mpirun(np, lib, bin, args, dir, cwd); err == nil {
-			if lt, err = loop(res.out); err == nil {
-				a, err = analyse(dir, models)
-			}
-		}
-		os.RemoveAll(dir)
-		if err != nil {
-			return nil, err
-		}
-		traced, trLoop = append(traced, res.wall), append(trLoop, lt)
-		region, toFin, fin = append(region, a.region), append(toFin, a.toFin), append(fin, a.fin)
-		comp = append(comp, a.compute)
-		for j, t := range a.sim {
-			sims[j] = append(sims[j], t)
-			ratios[j] = append(ratios[j], t/a.region)
-			ratiosFin[j] = append(ratiosFin[j], t/a.toFin)
-		}
-		if i == 0 {
-			r.calls, r.records, r.size = a.calls, a.records, a.bytes
-		}
-		fmt.Fprintf(o.log, "%s on %d ranks: run %d: %.3f s untraced, %.3f s traced; region %.2f ms (%.2f ms in MPI_Finalize), simulated %.2f ms\n",
-			w.name, np, i+1, plain[i], traced[i], a.region/1e6, a.fin/1e6, a.sim[0]/1e6)
+		traced, trLoop = append(traced, tr.wall), append(trLoop, tr.loop)
+		runs = append(runs, v)
+		fmt.Fprintf(o.log, "%s on %d ranks: run %d: %.3f s untraced, %.3f s traced; measured %.3f ms, simulated %.3f ms, ratio %.3f\n",
+			w.label(), np, i+1, plain[i], traced[i], float64(v.MeasuredNs)/1e6, float64(v.SimulatedNs)/1e6, v.Ratio)
 	}
 	r.plainWall, r.trWall = median(plain), median(traced)
 	r.plainLoop, r.trLoop = median(plainLoop), median(trLoop)
-	r.region, r.toFin, r.fin, r.compute = median(region), median(toFin), median(fin), median(comp)
-	for j := range models {
-		r.sim = append(r.sim, median(sims[j]))
-		r.ratio = append(r.ratio, median(ratios[j]))
-		r.ratioFin = append(r.ratioFin, median(ratiosFin[j]))
-	}
+	r.summarise(runs)
 	return r, nil
 }
 
-// analysis is what one trace gave.
-type analysis struct {
-	region, toFin, fin, compute float64   // ns (see result)
-	sim                         []float64 // ns, per model
-	calls, records, bytes       int64
-}
-
-// analyse reads the trace in dir, converts it (as gopsim convert does)
-// and simulates it with every model (as gopsim sim does).
-func analyse(dir string, models []model) (*analysis, error) {
+// tracedRun is one run under the tracer, validated with p; the first run
+// also gives the trace's size to r.
+func tracedRun(np int, lib, bin string, args []string, cwd string, w workload, p sim.Params, r *result, first bool) (*validation.Result, struct{ wall, loop float64 }, error) {
+	var t struct{ wall, loop float64 }
+	dir, err := os.MkdirTemp("", "gopsim-accuracy-trace-")
+	if err != nil {
+		return nil, t, err
+	}
+	defer os.RemoveAll(dir)
+	res, err := mpirun(np, lib, bin, args, dir, cwd)
+	if err != nil {
+		return nil, t, err
+	}
+	if t.loop, err = w.loopTime(res.out); err != nil {
+		return nil, t, err
+	}
+	t.wall = res.wall
 	d, err := trace.OpenDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
-	a := &analysis{}
-	for r := range d.NumRanks() {
-		f, err := trace.ReadFile(d.Files[r])
+	if first {
+		st, err := d.Stats()
 		if err != nil {
-			return nil, err
+			return nil, t, err
 		}
-		first, last := f.Calls[0], f.Calls[len(f.Calls)-1]
-		if first.Func.Class() != trace.ClassInit || last.Func != trace.FuncFinalize {
-			return nil, fmt.Errorf("rank %d: the trace runs from %v to %v", r, first.Func, last.Func)
-		}
-		a.region = max(a.region, float64(last.End-first.End))
-		a.toFin = max(a.toFin, float64(last.Start-first.End))
-		a.fin = max(a.fin, float64(last.Duration()))
+		r.calls, r.records, r.size = st.Calls, st.Records, st.Bytes
 	}
-	st, err := d.Stats()
-	if err != nil {
-		return nil, err
+	v, err := validation.Run(d, validation.Options{Params: p})
+	return v, t, err
+}
+
+// summarise takes the medians of the runs' figures; the ratio is the
+// median of the runs' ratios.
+func (r *result) summarise(runs []*validation.Result) {
+	var measured, span, simulated, ratio, comp, compDiff, inMPI, mpiDiff []float64
+	for _, v := range runs {
+		slow := v.Ranks[v.MeasuredRank]
+		measured = append(measured, float64(v.MeasuredNs))
+		span = append(span, float64(slow.Measured.FinalizeEnd-slow.Measured.InitStart))
+		simulated = append(simulated, float64(v.SimulatedNs))
+		ratio = append(ratio, v.Ratio)
+		comp = append(comp, float64(slow.MeasuredCompute()))
+		compDiff = append(compDiff, float64(slow.ComputeDiff()))
+		inMPI = append(inMPI, float64(slow.MeasuredMPI()))
+		mpiDiff = append(mpiDiff, float64(slow.MPIDiff()))
 	}
-	a.calls, a.records, a.bytes = st.Calls, st.Records, st.Bytes
-	s := goal.NewSchedule(d.NumRanks())
-	cs, err := trace.Convert(d, trace.ConvertOptions{}, s.AppendRank)
-	if err != nil {
-		return nil, err
-	}
-	a.compute = float64(cs.ComputeNs) / float64(cs.Ranks)
-	for i := range models {
-		t, err := models[i].simulate(d)
-		if err != nil {
-			return nil, err
-		}
-		a.sim = append(a.sim, t)
-	}
-	return a, nil
+	r.measured, r.span, r.sim = median(measured), median(span), median(simulated)
+	r.ratio, r.ratioMin, r.ratioMax = median(ratio), slices.Min(ratio), slices.Max(ratio)
+	r.compute, r.compDiff = median(comp), median(compDiff)
+	r.inMPI, r.mpiDiff = median(inMPI), median(mpiDiff)
 }
 
 func report(w io.Writer, o *options, c *calibration, sections []section, started time.Time, load0 string) {
@@ -486,71 +383,28 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 	for _, n := range o.ranks {
 		np = append(np, strconv.Itoa(n))
 	}
-	fmt.Fprintf(w, "Generated by `make accuracy` (`go run ./internal/accuracy -reps %d -np %s`) on %s: %d CPUs (%s), %s, %s; "+
+	fmt.Fprintf(w, "Generated by `make accuracy` (`go run ./internal/accuracy -reps %d -np %s`) on %s: %d CPUs (%s), %s, %s, %s; "+
 		"load average %s at the start, %s at the end. %d runs per workload without and with the tracer, alternating; medians.\n\n",
 		o.reps, strings.Join(np, ","), started.UTC().Format("2006-01-02 15:04 MST"), runtime.NumCPU(), cpuModel(),
-		version("mpirun", "--version"), lammpsVersion(), load0, loadAvg(), o.reps)
-	if c != nil {
-		fmt.Fprintf(w, "Ping-pong on 2 ranks, %d runs each, round trips in ns:", len(c.sendNs))
-		for _, size := range []int{small, large} {
-			fmt.Fprintf(w, " %d bytes %v;", size, round(c.rtt[size]))
-		}
-		fmt.Fprintf(w, " median MPI_Send of %d bytes per traced run %v ns. Open MPI's shared-memory eager limit: %d bytes.\n\n",
-			small, round(c.sendNs), c.eager)
-		fmt.Fprintln(w, "| from the runs' | L ns | o ns | g ns | G ns/byte |")
-		fmt.Fprintln(w, "|---|--:|--:|--:|--:|")
-		for _, s := range []struct {
-			name string
-			stat func([]float64) float64
-		}{{"minimums (used)", slices.Min[[]float64]}, {"medians", median}} {
-			p := c.fit(s.stat, small, large)
-			fmt.Fprintf(w, "| %s | %.1f | %.1f | %.1f | %.3f |\n", s.name, p.L, p.o, p.g, p.G)
-		}
-		fmt.Fprintln(w)
+		version("mpirun", "--version"), lammpsVersion(), hpccVersion(), load0, loadAvg(), o.reps)
+	if c.file != "" {
+		fmt.Fprintf(w, "Parameters: the file `%s`:\n\n", c.file)
+	} else {
+		fmt.Fprintf(w, "Parameters: calibrated first with `%s`, which wrote:\n\n", c.command)
 	}
+	fmt.Fprintf(w, "```json\n%s\n```\n\nthat is, %s.\n\n", paramsExcerpt(c.text), c.params)
 	for _, sec := range sections {
-		fmt.Fprintf(w, "### %d ranks\n\nSimulated with:\n\n", sec.ranks)
-		for _, m := range sec.models {
-			p := m.params
-			fmt.Fprintf(w, "- %s: L=%d, o=%d, g=%d, G=%d, O=%d, S=%d bytes", m.name, p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte, p.EagerLimit)
-			for _, r := range p.Ranges {
-				fmt.Fprintf(w, "; from %d bytes L=%g, o=%g, g=%g, G=%g", r.MinBytes, r.L, r.Overhead, r.Gap, r.GapPerByte)
-			}
-			switch {
-			case m.unit != 1:
-				fmt.Fprintf(w, ", in units of %.3g ns (computation x%g, result /%g)", 1/m.unit, m.scale, m.unit)
-			case m.scale != 1:
-				fmt.Fprintf(w, " (ns), computation x%.3g", m.scale)
-			default:
-				fmt.Fprint(w, " (ns)")
-			}
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintln(w)
-		head := "| workload | measured ms | in MPI_Finalize ms | measured to MPI_Finalize ms |"
-		rule := "|---|--:|--:|--:|"
-		for i, m := range sec.models {
-			head += fmt.Sprintf(" simulated, %s ms |", m.name)
-			rule += "--:|"
-			if i == 0 {
-				head += " ratio |"
-				rule += "--:|"
-			}
-			head += " ratio to MPI_Finalize |"
-			rule += "--:|"
-		}
-		fmt.Fprintln(w, head+" computation per rank ms |")
-		fmt.Fprintln(w, rule+"--:|")
+		fmt.Fprintf(w, "### %d ranks\n\n", sec.ranks)
+		fmt.Fprintln(w, "| workload | measured to MPI_Finalize ms | Init to Finalize ms | simulated ms | ratio | runs' ratios | within 0.90-1.10 | computation ms | sim - measured computation ms | in MPI ms | sim - measured MPI ms |")
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|:-:|--:|--:|--:|--:|")
 		for _, r := range sec.results {
-			row := fmt.Sprintf("| %s | %.1f | %.1f | %.1f |", r.w.label(), r.region/1e6, r.fin/1e6, r.toFin/1e6)
-			for i := range sec.models {
-				row += fmt.Sprintf(" %.1f |", r.sim[i]/1e6)
-				if i == 0 {
-					row += fmt.Sprintf(" %.2f |", r.ratio[i])
-				}
-				row += fmt.Sprintf(" %.2f |", r.ratioFin[i])
+			in := "yes"
+			if r.ratio < 0.90 || r.ratio > 1.10 {
+				in = "**no**"
 			}
-			fmt.Fprintf(w, "%s %.1f |\n", row, r.compute/1e6)
+			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.3f | %.2f-%.2f | %s | %.2f | %+.2f | %.2f | %+.2f |\n",
+				r.w.label(), r.measured/1e6, r.span/1e6, r.sim/1e6, r.ratio, r.ratioMin, r.ratioMax, in,
+				r.compute/1e6, r.compDiff/1e6, r.inMPI/1e6, r.mpiDiff/1e6)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| workload | untraced s | traced s | overhead | calls | records | trace bytes | bytes per call | bytes per record |")
@@ -570,11 +424,23 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 	}
 }
 
-func (w workload) label() string {
-	if len(w.args) > 0 && !w.lammps {
-		return w.name + " " + strings.Join(w.args, " ")
+// paramsExcerpt is the parameter file without its bulky informational
+// sections ("fit"), which the file itself keeps.
+func paramsExcerpt(text []byte) string {
+	s := strings.TrimSpace(string(text))
+	if len(s) > 4000 {
+		s = s[:4000] + "\n…"
 	}
-	return w.name
+	return s
+}
+
+func (w workload) label() string {
+	switch {
+	case len(w.args) > 0:
+		return w.name + " " + strings.Join(w.args, " ")
+	default:
+		return w.name
+	}
 }
 
 func median(v []float64) float64 {
@@ -588,14 +454,6 @@ func median(v []float64) float64 {
 	} else {
 		return (s[n/2-1] + s[n/2]) / 2
 	}
-}
-
-func round(v []float64) []int64 {
-	out := make([]int64, len(v))
-	for i, x := range v {
-		out[i] = int64(math.Round(x))
-	}
-	return out
 }
 
 func loadAvg() string {
@@ -639,4 +497,13 @@ func lammpsVersion() string {
 		return "LAMMPS (version unknown)"
 	}
 	return "LAMMPS " + strings.TrimSpace(string(m[1]))
+}
+
+// hpccVersion is the Debian package's version of hpcc, if dpkg knows it.
+func hpccVersion() string {
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", "hpcc").Output()
+	if err != nil || len(out) == 0 {
+		return "hpcc (version unknown)"
+	}
+	return "hpcc " + string(out)
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gopsim/gopsim/internal/atomicfile"
 )
 
 type row struct {
@@ -208,11 +211,10 @@ func replace(doc, table string) error {
 		return fmt.Errorf("%s: no %s ... %s markers", doc, startMark, endMark)
 	}
 	s = s[:i+len(startMark)] + "\n" + table + s[j:]
-	tmp := doc + ".tmp"
-	if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+	return atomicfile.Write(doc, func(w io.Writer) error {
+		_, err := io.WriteString(w, s)
 		return err
-	}
-	return os.Rename(tmp, doc)
+	})
 }
 
 func fail(err error) {

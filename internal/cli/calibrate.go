@@ -268,10 +268,11 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	if !given["passes"] {
 		o.Config.Passes = min(o.Config.Passes, max(o.Config.Reps, 1)) // --reps 2 alone is fine
 	}
+	defer handleSignals(os.Interrupt)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := Calibrate(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim calibrate: %v\n", err)
+		printErr(stderr, "calibrate", err)
 		return ExitError
 	}
 	return ExitOK
@@ -290,7 +291,7 @@ func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Table = pos[0]
 	if err := CalibrateFit(o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim calibrate fit: %v\n", err)
+		printErr(stderr, "calibrate fit", err)
 		return ExitError
 	}
 	return ExitOK

@@ -113,10 +113,11 @@ func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--pack-mpirun is empty: want a command such as \"mpirun -np 1\", or \"direct\"")
 	}
 	o.Table = pos[0]
+	defer handleSignals(os.Interrupt)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := CalibrateModels(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim calibrate models: %v\n", err)
+		printErr(stderr, "calibrate models", err)
 		return ExitError
 	}
 	return ExitOK
@@ -213,7 +214,7 @@ func CalibrateModels(ctx context.Context, o CalibrateModelsOptions, stdout, stde
 	if err := mf.WriteFile(o.Output); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "loggops:    L=%d ns, o=%d ns, g=%d ns, G=%d ns/byte, O=%d ns/byte (%d ranges)\n", pf.L, pf.Overhead, pf.Gap, pf.GapPerByte, pf.OverheadPerByte, len(pf.Ranges))
+	fmt.Fprintf(stdout, "loggops:    L=%v ns, o=%v ns, g=%v ns, G=%v ns/byte, O=%v ns/byte (%d ranges)\n", pf.L, pf.Overhead, pf.Gap, pf.GapPerByte, pf.OverheadPerByte, len(pf.Ranges))
 	fmt.Fprintf(stdout, "alphabeta:  alpha=%g ns, beta=%g ns/byte\n", mf.AlphaBeta.Alpha, mf.AlphaBeta.Beta)
 	if mf.PLogP != nil {
 		fmt.Fprintf(stdout, "plogp:      L=%g ns, %d sizes\n", mf.PLogP.L, len(mf.PLogP.Points))

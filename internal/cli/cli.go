@@ -39,6 +39,7 @@ func commands() []command {
 		{"convert", "convert traces (gopsim, liballprof, DUMPI, OTF2, Chakra, SimGrid TIT) or schedules into a GOAL schedule", runConvert},
 		{"calibrate", "measure L, o, g, G, O and S of a network (LogGP PRTT method), or fit a saved table", runCalibrate},
 		{"trace", "run an MPI program under the tracer: one trace file per rank", runTrace},
+		{"validate", "simulate a trace with timestamps and compare with the times it measured, per rank", runValidate},
 		{"sweep", "simulate a parameter sweep in parallel, resumable, into a CSV; merge shards; plot", runSweep},
 		{"report", "write a self-contained HTML report of a sim --json result, its timeline and sweeps", runReport},
 		{"extrapolate", "turn a P-rank trace or schedule into K·P ranks (Schedgen's copies, grids grown)", runExtrapolate},
@@ -65,6 +66,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
+			defer removeTempsOnSignal(name, stderr)()
 			return c.run(args[1:], stdout, stderr)
 		}
 	}
@@ -105,6 +107,10 @@ func help(name string, stdout, stderr io.Writer) int {
 		fs.Usage()
 	case "trace":
 		traceUsage(stdout)
+	case "validate":
+		fs := validateFlags(&ValidateOptions{})
+		fs.SetOutput(stdout)
+		fs.Usage()
 	case "sweep":
 		sweepUsage(stdout)
 	case "extrapolate", "merge": // usage of the flag set
@@ -177,7 +183,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 			fs.Usage()
 			return ExitOK, false
 		}
-		fmt.Fprintf(stderr, "gopsim %s: %v\nRun 'gopsim help %s' for the flags.\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(stderr, "gopsim %s: %s\nRun 'gopsim help %s' for the flags.\n", fs.Name(), shortTokens(err.Error()), fs.Name())
 		return ExitUsage, false
 	}
 	return ExitOK, true

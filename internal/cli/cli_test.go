@@ -119,8 +119,12 @@ func TestErrors(t *testing.T) {
 		{"missing file", []string{"sim", filepath.Join(dir, "none.goal")}, ExitError, "no such file"},
 		{"peer out of range", []string{"sim", bad}, ExitError, bad + ":3:12: peer rank 5 outside 0..1 (num_ranks 2)"},
 		{"deadlock", []string{"sim", stuck}, ExitError, "rank 0 op 0: recv 8 bytes from 1 tag 3: receive posted, no matching message arrived"},
-		{"negative param", []string{"sim", "-L", "-5", stuck}, ExitError, "parameter L=-5 outside"},
-		{"unknown param key", []string{"sim", "--params", params, stuck}, ExitError, `unknown field "L"`},
+		{"negative param", []string{"sim", "-L", "-5", stuck}, ExitUsage, `invalid value "-5" for flag -L: sim: bad quantity "-5": negative`},
+		{"unknown param unit", []string{"sim", "-L", "5xs", stuck}, ExitUsage, `invalid value "5xs" for flag -L: sim: bad quantity "5xs": unknown time unit "xs" (expected ns, us`},
+		{"param above MaxParam", []string{"sim", "-G", "2e12", stuck}, ExitUsage, `invalid value "2e12" for flag -G: 2e+12 ns/byte is above the largest parameter`},
+		{"bandwidth 0", []string{"sim", "-G", "0GB/s", stuck}, ExitUsage, `a bandwidth of 0 has no per-byte cost`},
+		{"fractional S", []string{"sim", "-S", "1.5", stuck}, ExitUsage, `invalid value "1.5" for flag -S: sim: bad quantity "1.5": 1.5 bytes is not a whole number of bytes`},
+		{"unknown param key", []string{"sim", "--params", params, stuck}, ExitError, `p.json:1:2: unknown key "L"`},
 		{"convert args", []string{"convert", "x"}, ExitUsage, "expected IN and OUT"},
 		{"version args", []string{"version", "x"}, ExitUsage, "takes no arguments"},
 		{"help unknown", []string{"help", "nosuch"}, ExitUsage, "unknown command"},
@@ -149,7 +153,7 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 	}
 	_, out, _ := run("help", "sim")
-	for _, want := range []string{"wire latency L in ns", "ns/byte", "bytes"} {
+	for _, want := range []string{"wire latency L: a time, in ns unless a unit is given", "12.5GB/s", "64KiB"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help sim lacks %q", want)
 		}

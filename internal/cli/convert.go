@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopsim/gopsim/collective"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/trace"
 )
@@ -77,6 +78,38 @@ func (f collAlgoFlag) Set(v string) error {
 	return nil
 }
 
+// collSelects are the values of --coll-select.
+var collSelects = []string{"auto", "openmpi", "mpich"}
+
+// collSummary says whose collective selection a conversion of src
+// follows, for logs and output comments, with a note when auto fell back.
+func collSummary(src trace.Source, opt trace.ConvertOptions) (string, error) {
+	rules, note, err := trace.ResolveCollSelect(src, &opt)
+	if err != nil {
+		return "", err
+	}
+	sel := opt.CollSelect
+	if sel == "" {
+		sel = "auto"
+	}
+	s := fmt.Sprintf("collectives: %s rules (--coll-select %s)", rules, sel)
+	if note != "" {
+		s += "; note: " + note
+	}
+	return s, nil
+}
+
+// logStandIns lists the collectives per algorithm and those converted
+// with a stand-in for an algorithm gopsim does not model.
+func logStandIns(log io.Writer, st *trace.ConvertStats) {
+	if len(st.CollAlgorithms) > 0 {
+		fmt.Fprintf(log, "collective algorithms (%s rules), per rank and call: %v\n", st.CollRules, st.CollAlgorithms)
+	}
+	if len(st.CollStandIns) > 0 {
+		fmt.Fprintf(log, "collectives whose algorithm is not modelled, converted with a stand-in: %v\n", st.CollStandIns)
+	}
+}
+
 // convertOutputs are the output formats.
 var convertOutputs = []string{"goal", "tit"}
 
@@ -104,18 +137,11 @@ func (f fromFlag) Set(v string) error {
 
 func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	algos := collAlgoFlag{}
-	o.Trace.CollAlgo = algos
 	fs.Var(fromFlag{&o.To, convertOutputs}, "to", "the output's `FORMAT`: goal (text if OUT ends in .goal, else binary) or tit (a SimGrid time-independent trace: one shared file, compute at --host-speed)")
 	fs.Var(fromFlag{&o.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
-	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (MPICH's choice)")
-	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs)")
-	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
-	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
-	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
+	convertTraceFlags(fs, o)
 	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time, and with --to tit time into compute actions")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the ranks converted on stderr (it is drawn only when stderr is a terminal)")
-	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim convert [flags] IN OUT
 
@@ -136,7 +162,8 @@ time-independent trace. IN is one of (--from, or detected):
 
 OUT is written as text when its name ends in .goal and in the binary form
 otherwise, to a temporary file renamed only when complete: a failed
-conversion leaves no partial file.
+conversion leaves no partial file (a FIFO or a device such as /dev/stdout
+is written through).
 
 With --to tit, IN becomes a schedule first, then OUT gets per rank init,
 the ops in a topological order of their dependencies as isend, irecv and
@@ -147,17 +174,40 @@ TIT", lists what is approximated.
 
 A trace becomes: sends and receives for point-to-point calls (requests
 followed through Wait and Test), every collective on any communicator
-expanded by the algorithm MPICH would choose (or --coll-algo), and a calc op
+expanded by the algorithm the traced library would choose (--coll-select:
+Open MPI's tuned rules for a trace of Open MPI, MPICH's for MPICH and for a
+trace that names no library, with a note; or --coll-algo per operation;
+docs/collectives.md lists the rules), and a calc op
 for the time between MPI calls (for TIT, the flops of compute actions at
 --host-speed). MPI calls that cannot be modelled are an error that lists
 each function with its count, unless --unsupported=calc. docs/formats.md
 says what each format gives.
 
-Flags (trace input only, but --to and --host-speed):
+Communicator creation (Comm_split, Comm_dup, Cart_create, ...) becomes the
+allgather and allreduce the MPI library does over the parent communicator;
+a cancelled request becomes nothing (docs/formats.md, "From calls to a
+schedule").
+
+Flags (trace input only, but --to and --host-speed; a flag given for an
+input it does not apply to is an error):
 `)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// convertTraceFlags registers the flags of a trace's conversion, which
+// `gopsim convert` and `gopsim validate` share.
+func convertTraceFlags(fs *flag.FlagSet, o *ConvertOptions) {
+	algos := collAlgoFlag{}
+	o.Trace.CollAlgo = algos
+	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated (e.g. allreduce=ring,bcast=binomial); default auto (the --coll-select choice)")
+	fs.Var(fromFlag{&o.Trace.CollSelect, collSelects}, "coll-select", "whose algorithm choice the collectives follow: `RULES` openmpi (Open MPI 4.1's tuned rules), mpich, or auto (the library the trace names; MPICH's when it names none)")
+	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs; 0: no computation)")
+	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
+	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
+	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
+	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) int {
@@ -170,8 +220,12 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim convert: expected IN and OUT")
 		return ExitUsage
 	}
+	if err := checkConvertFlags(fs, fs.Arg(0), o.To, &o); err != nil {
+		printErr(stderr, "convert", err)
+		return ExitUsage
+	}
 	if err := ConvertWith(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim convert: %v\n", err)
+		printErr(stderr, "convert", err)
 		return ExitError
 	}
 	return ExitOK
@@ -358,7 +412,7 @@ func convertToTIT(in, from, out string, o ConvertOptions, log io.Writer) error {
 	if speed == 0 {
 		speed = trace.DefaultHostSpeed
 	}
-	err = goal.AtomicWrite(out, func(w io.Writer) error {
+	err = atomicfile.Write(out, func(w io.Writer) error {
 		if _, err := fmt.Fprintf(w, "# gopsim convert --to tit --host-speed %g %s (%s)\n", speed, in, label); err != nil {
 			return err
 		}
@@ -393,12 +447,17 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 	var st *trace.ConvertStats
 	to := goal.FormatForPath(out)
 	n := src.NumRanks()
-	err := goal.AtomicWrite(out, func(w io.Writer) error {
+	coll, err := collSummary(src, o.Trace)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(log, coll)
+	err = atomicfile.Write(out, func(w io.Writer) error {
 		var write func(*goal.RankBlock) error
 		var closeW func() error
 		abandon := func() {} // lets a binary writer finish before w is dropped
 		if to == goal.FormatText {
-			if _, err := fmt.Fprintf(w, "// gopsim convert %s (%s, %d ranks)\n", in, label, n); err != nil {
+			if _, err := fmt.Fprintf(w, "// gopsim convert %s (%s, %d ranks)\n// %s\n", in, label, n, coll); err != nil {
 				return err
 			}
 			tw, err := goal.NewTextWriter(w, n)
@@ -441,6 +500,7 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 	}
 	fmt.Fprintf(log, "converted %s (%s) to %s (%s): %d ranks, %d ops, %d calcs (%d ns of computation, scale %g)\n",
 		in, label, out, to, st.Ranks, st.Ops, st.Calcs, st.ComputeNs, o.Trace.ComputeScale)
+	logStandIns(log, st)
 	unsupported := map[string]int64{}
 	for k, v := range st.Unsupported {
 		unsupported[k] += v

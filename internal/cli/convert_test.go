@@ -158,7 +158,7 @@ func TestConvertImportedFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
 		}
 	}
-	if code, _, e := run("convert", "--timemult", "-1", td+"liballprof/vladimir-4", filepath.Join(t.TempDir(), "x.bin")); code != ExitError || !strings.Contains(e, "time multiplier -1") {
+	if code, _, e := run("convert", "--timemult", "-1", td+"liballprof/vladimir-4", filepath.Join(t.TempDir(), "x.bin")); code != ExitUsage || !strings.Contains(e, "--timemult -1: want a factor > 0") {
 		t.Errorf("--timemult -1: exit %d: %s", code, e)
 	}
 	// A directory of no known format.
@@ -263,5 +263,40 @@ func TestConvertToTITErrors(t *testing.T) {
 	}
 	if code, _, _ := run("convert", "--to", "dot", in, out); code != ExitUsage {
 		t.Errorf("--to dot: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// TestConvertCollSelect: the output comment and the log say whose rules
+// the collectives followed; auto on a trace that names no library uses
+// MPICH's with a note.
+func TestConvertCollSelect(t *testing.T) {
+	dir := writeTraceDir(t, false) // no library in the headers; 4096 B allreduce on 2 ranks
+	for _, tc := range []struct {
+		args       []string
+		comment    string
+		algorithms string
+	}{
+		{nil, "// collectives: mpich rules (--coll-select auto); note: the trace does not name its MPI library", "map[allreduce/rabenseifner:2]"},
+		{[]string{"--coll-select", "openmpi"}, "// collectives: openmpi rules (--coll-select openmpi)\n", "map[allreduce/ompi_ring:2]"},
+		{[]string{"--coll-select", "mpich"}, "// collectives: mpich rules (--coll-select mpich)\n", "map[allreduce/rabenseifner:2]"},
+	} {
+		out := filepath.Join(t.TempDir(), "ar.goal")
+		code, _, e := run(append(append([]string{"convert"}, tc.args...), dir, out)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, e)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), tc.comment) || !strings.Contains(e, strings.TrimPrefix(strings.TrimSpace(tc.comment), "// ")) {
+			t.Errorf("%v: no %q in the output or the log:\n%s\n%s", tc.args, tc.comment, data, e)
+		}
+		if !strings.Contains(e, "per rank and call: "+tc.algorithms) {
+			t.Errorf("%v: log without %s:\n%s", tc.args, tc.algorithms, e)
+		}
+	}
+	if code, _, _ := run("convert", "--coll-select", "lam", dir, filepath.Join(t.TempDir(), "x.goal")); code != ExitUsage {
+		t.Errorf("--coll-select lam: exit %d, want %d", code, ExitUsage)
 	}
 }

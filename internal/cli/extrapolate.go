@@ -9,6 +9,7 @@ import (
 
 	"github.com/gopsim/gopsim/extrapolation"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -51,8 +52,9 @@ func extrapolateFlags(o *ExtrapolateOptions) *flag.FlagSet {
 	fs.Var(dimsFlag{&o.Grid}, "grid", "the traced run's process grid, slowest dimension first, e.g. `4x4` (default: detected when the trace has an MPI_Cart_create over all ranks)")
 	fs.BoolVar(&o.NoGrid, "no-grid", false, "ignore any process grid: every copy keeps its point-to-point messages (Schedgen's rule)")
 	fs.Var(fromFlag{&o.Convert.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected")
-	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated; default auto (MPICH's choice at K·P ranks)")
-	fs.Float64Var(&o.Convert.Trace.ComputeScale, "compute-scale", 1, "traces: multiply the computation between MPI calls by `F`")
+	fs.Var(algos, "coll-algo", "collective `OP=ALGO` for traces, repeatable or comma-separated; default auto (the --coll-select choice at K·P ranks)")
+	fs.Var(fromFlag{&o.Convert.Trace.CollSelect, collSelects}, "coll-select", "traces: whose algorithm choice the regenerated collectives follow: `RULES` openmpi, mpich, or auto (the library the trace names; MPICH's when it names none)")
+	fs.Float64Var(&o.Convert.Trace.ComputeScale, "compute-scale", 1, "traces: multiply the computation between MPI calls by `F` (0: no computation)")
 	fs.StringVar(&o.Convert.Trace.Unsupported, "unsupported", "", "traces: `calc` counts the time of MPI calls that cannot be modelled as computation; default: an error")
 	fs.Float64Var(&o.Convert.Trace.ReduceNsPerByte, "reduce-cost", 0, "traces: reduction compute in collectives, in `ns/byte`")
 	fs.Float64Var(&o.Convert.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns")
@@ -110,8 +112,12 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim extrapolate: --grid and --no-grid exclude each other")
 		return ExitUsage
 	}
+	if err := checkConvertFlags(fs, fs.Arg(0), "goal", &o.Convert); err != nil {
+		printErr(stderr, "extrapolate", err)
+		return ExitUsage
+	}
 	if err := Extrapolate(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim extrapolate: %v\n", err)
+		printErr(stderr, "extrapolate", err)
 		return ExitError
 	}
 	return ExitOK
@@ -179,8 +185,13 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 	}
 	fmt.Fprintf(log, "grid: %s\n", x.Grid())
 	var st *trace.ConvertStats
+	coll, err := collSummary(x, o.Convert.Trace)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(log, coll)
 	h := goal.Header{NumRanks: x.NumRanks(), NumCPUs: 1, NumNICs: 1}
-	comment := []string{command + fmt.Sprintf(" (%s trace, %d ranks)", from, src.NumRanks()), "grid: " + x.Grid().String()}
+	comment := []string{command + fmt.Sprintf(" (%s trace, %d ranks)", from, src.NumRanks()), "grid: " + x.Grid().String(), coll}
 	ops, err := writeSchedule(out, h, comment, func(write func(*goal.RankBlock) error) error {
 		var err error
 		st, err = trace.Convert(x, o.Convert.Trace, write)
@@ -196,6 +207,7 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 	sort.Strings(funcs)
 	fmt.Fprintf(log, "extrapolated %s (%s trace, %d ranks) ×%d to %s (%s): %d ranks, %d ops, %d collectives regenerated, %d ns of computation (scale %g)\n",
 		in, from, src.NumRanks(), o.Factor, out, goal.FormatForPath(out), st.Ranks, ops, st.Collectives, st.ComputeNs, o.Convert.Trace.ComputeScale)
+	logStandIns(log, st)
 	if u := x.Unsupported(); len(u) > 0 {
 		fmt.Fprintf(log, "unsupported calls counted as computation (per copy): %v\n", u)
 	}
@@ -208,7 +220,7 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 // It returns the number of ops written.
 func writeSchedule(out string, h goal.Header, comment []string, produce func(write func(*goal.RankBlock) error) error) (int64, error) {
 	var ops int64
-	err := goal.AtomicWrite(out, func(w io.Writer) error {
+	err := atomicfile.Write(out, func(w io.Writer) error {
 		var write func(*goal.RankBlock) error
 		var closeW func() error
 		abandon := func() {} // lets a binary writer finish before w is dropped

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/pattern"
 	"github.com/gopsim/gopsim/progress"
 )
@@ -60,7 +61,7 @@ func genFlags(o *GenOptions, v *genVars) *flag.FlagSet {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	p := &o.Params
 	fs.StringVar(&o.Pattern, "p", "binomialtreebcast", "`pattern` name (--list shows all)")
-	fs.IntVar(&p.Ranks, "s", 8, "number of `ranks`")
+	fs.IntVar(&p.Ranks, "s", 8, "number of `ranks`, at least 1")
 	fs.Uint64Var(&p.Size, "d", 1, "`bytes` per basic message (per block for gather/alltoall-like collectives)")
 	fs.IntVar(&p.Root, "root", 0, "`rank` of the root of rooted patterns")
 	fs.IntVar(&p.NWay, "nway", 0, "fan-out `n` of nwaydissemination (default 1) and of k-ary algorithms")
@@ -89,7 +90,8 @@ Writes a GOAL schedule for a communication pattern: LogGOPSim Schedgen's
 patterns (same schedules, op for op), MPI collectives by the algorithms MPI
 libraries use (any number of ranks), and application skeletons. Ranks are
 generated and written one at a time, so the schedule never has to fit in
-memory. --list shows the patterns.
+memory. --list shows the patterns and the flags each uses; a flag the
+pattern does not use is an error.
 
 Flags:
 `)
@@ -126,6 +128,10 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		o.Params.ReplaceDeps, o.Params.ReplaceDepNs = true, uint64(v.rpl)
 	}
 	o.Params.Dims = v.dims
+	if err := checkGenFlags(setFlags(fs), o); err != nil {
+		printErr(stderr, "gen", err)
+		return ExitUsage
+	}
 	// The command line, flags sorted, for the header of text output.
 	var parts []string
 	fs.Visit(func(f *flag.Flag) {
@@ -136,7 +142,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	sort.Strings(parts)
 	o.Command = "gopsim gen " + strings.Join(parts, " ")
 	if err := Gen(o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim gen: %v\n", err)
+		printErr(stderr, "gen", err)
 		return ExitError
 	}
 	return ExitOK
@@ -210,10 +216,10 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 		out = "stdout"
 		err = writeText(stdout)
 	case goal.FormatForPath(out) == goal.FormatText:
-		err = goal.AtomicWrite(out, writeText)
+		err = atomicfile.Write(out, writeText)
 	default:
 		form = goal.FormatBinary
-		err = goal.AtomicWrite(out, writeBinary)
+		err = atomicfile.Write(out, writeBinary)
 	}
 	stopBar()
 	if err != nil {

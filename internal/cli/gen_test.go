@@ -116,8 +116,9 @@ func TestSimCalibratedParams(t *testing.T) {
   "warnings": ["o exceeds g"], "fit": {"r2": 0.99}, "source": "tcp loopback"}`)
 	sched := writeFile(t, dir, "pp.goal", pingpong)
 	code, out, e := run("sim", "--params", params, sched)
-	// 1024 bytes: sender 5255, arrival 5255+101 = 5356, receiver 5356+5255+round(1023·0.5) = 11123.
-	if code != ExitOK || !strings.Contains(out, "G=0.5 ns/byte") || !strings.Contains(out, "11123") {
+	// 1024 bytes, counted in ps and rounded once: sender 5254.93 (5255),
+	// arrival 5254.93+100.7 = 5355.63, receiver 5355.63+5254.93+1023·0.5 = 11122.06 (11122).
+	if code != ExitOK || !strings.Contains(out, "G=0.5 ns/byte") || !strings.Contains(out, "max finishing time: 11122 ns") {
 		t.Fatalf("exit %d:\n%s%s", code, out, e)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/placement"
 )
 
@@ -91,8 +92,12 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopsim merge: --placement: %v\n", err)
 		return ExitUsage
 	}
+	if err := needsFlags(setFlags(fs), mergeNeeds(o.Placement)); err != nil {
+		printErr(stderr, "merge", err)
+		return ExitUsage
+	}
 	if err := Merge(o, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim merge: %v\n", err)
+		printErr(stderr, "merge", err)
 		return ExitError
 	}
 	return ExitOK
@@ -133,7 +138,7 @@ func Merge(o MergeOptions, log io.Writer) error {
 		return err
 	}
 	if o.Map != "" {
-		err := goal.AtomicWrite(o.Map, func(w io.Writer) error {
+		err := atomicfile.Write(o.Map, func(w io.Writer) error {
 			for _, c := range comment {
 				if _, err := fmt.Fprintf(w, "# %s\n", c); err != nil {
 					return err

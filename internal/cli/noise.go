@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/noise"
 )
 
@@ -46,15 +46,19 @@ func runNoise(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim noise measure: expected -o FILE and no arguments")
 		return ExitUsage
 	}
+	if d <= 0 || threshold < 0 {
+		fmt.Fprintf(stderr, "gopsim noise measure: --duration %v and --threshold %v: want a duration > 0 and a threshold >= 0\n", d, threshold)
+		return ExitUsage
+	}
 	fmt.Fprintf(stderr, "gopsim noise measure: measuring for %v...\n", d)
 	res, err := noise.Measure(d, threshold)
 	if err != nil {
-		fmt.Fprintf(stderr, "gopsim noise measure: %v\n", err)
+		printErr(stderr, "noise measure", err)
 		return ExitError
 	}
 	summary := fmt.Sprintf("selfish detour: %v, %d iterations, fastest step %d ns, threshold %d ns, %d detours, longest step %d ns, noise %.4f%% of the time",
 		res.Duration.Round(time.Millisecond), res.Iterations, res.MinStep.Nanoseconds(), res.Threshold.Nanoseconds(), res.NumDetours, res.LongestStep.Nanoseconds(), 100*res.NoiseFrac)
-	err = goal.AtomicWrite(out, func(w io.Writer) error {
+	err = atomicfile.Write(out, func(w io.Writer) error {
 		return noise.WriteTrace(w, res.Trace, "gopsim noise measure --duration "+d.String(), summary, "start_ns\tduration_ns")
 	})
 	if err != nil {

@@ -80,9 +80,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			o.Report.TimelineSelect = append(o.Report.TimelineSelect, int(x))
 		}
 	}
+	if err := needsFlags(setFlags(fs), reportNeeds); err != nil {
+		printErr(stderr, "report", err)
+		return ExitUsage
+	}
 	o.Report.Generator = "gopsim " + versionString()
 	if err := Report(o, stdout); err != nil {
-		fmt.Fprintf(stderr, "gopsim report: %v\n", err)
+		printErr(stderr, "report", err)
 		return ExitError
 	}
 	return ExitOK

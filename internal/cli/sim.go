@@ -48,14 +48,13 @@ type SimOptions struct {
 func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	o := &SimOptions{Params: sim.DefaultParams()}
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	d := sim.DefaultParams()
-	fs.Int64Var(&o.Params.L, "L", d.L, "wire latency `L` in ns")
-	fs.Int64Var(&o.Params.Overhead, "o", d.Overhead, "CPU overhead `o` per message in ns (sender and receiver)")
-	fs.Int64Var(&o.Params.Gap, "g", d.Gap, "NIC gap `g` between messages in ns")
-	fs.Int64Var(&o.Params.GapPerByte, "G", d.GapPerByte, "NIC gap `G` per byte in ns/byte")
-	fs.Int64Var(&o.Params.OverheadPerByte, "O", d.OverheadPerByte, "CPU overhead `O` per byte in ns/byte")
-	fs.Int64Var(&o.Params.EagerLimit, "S", d.EagerLimit, "eager limit `S` in bytes: larger messages use rendezvous")
-	fs.StringVar(&o.ParamsFile, "params", "", "JSON parameter `file` (keys L_ns o_ns g_ns G_ns_per_byte O_ns_per_byte S_bytes); flags given on the command line override it")
+	fs.Var(timeFlag{&o.Params.L}, "L", "wire latency `L`: a time, in ns unless a unit is given (ns, us, ms, s: 1.5us)")
+	fs.Var(timeFlag{&o.Params.Overhead}, "o", "CPU overhead `o` per message (sender and receiver): a time, in ns unless a unit is given")
+	fs.Var(timeFlag{&o.Params.Gap}, "g", "NIC gap `g` between messages: a time, in ns unless a unit is given")
+	fs.Var(perByteFlag{&o.Params.GapPerByte}, "G", "NIC gap `G` per byte: ns/byte unless a unit is given (0.08, 80ps/B), or a bandwidth (12.5GB/s, 100Gb/s, 1GiB/s)")
+	fs.Var(perByteFlag{&o.Params.OverheadPerByte}, "O", "CPU overhead `O` per byte: ns/byte unless a unit is given, or a bandwidth")
+	fs.Var(bytesFlag{&o.Params.EagerLimit}, "S", "eager limit `S`: larger messages use rendezvous; bytes unless a unit is given (64KiB)")
+	fs.StringVar(&o.ParamsFile, "params", "", "JSON parameter `file` (keys L_ns o_ns g_ns G_ns_per_byte O_ns_per_byte S_bytes, ranges and model sections; numbers with decimals, or strings with a unit: \"1.5us\", \"12.5GB/s\", \"64KiB\"; keys are case-sensitive); flags given on the command line override it")
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object (max_time_ns, per_rank_ns, events, params, ...) instead of text")
 	fs.BoolVar(&o.Timing, "timing", false, "with --json, also report wall time (makes the output vary between runs)")
 	fs.StringVar(&o.queueName, "queue", "radix", "event queue: `radix` (default) or heap (cross-check; same results)")
@@ -67,7 +66,7 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	o.Memory.flags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model (or another of the family: --model) and prints each rank's\nfinishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nFlags:\n")
+		fmt.Fprint(w, "Usage: gopsim sim [flags] [FILE]\n\nSimulates a GOAL schedule (text or binary, detected from its content) under\nthe LogGOPS model (or another of the family: --model) and prints each rank's\nfinishing time. Without FILE it runs\nthe embedded example "+examples.Default+". Defaults are LogGOPSim's.\n\nParameters take decimals and units (-L 1.5us -o 0.35us -G 100Gb/s -S 64KiB).\nThe engine rounds each to a picosecond, counts ps when one is not a whole\nns, and rounds results once to whole ns (docs/model.md).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return o, fs
@@ -100,22 +99,25 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		given, cmdline := setFlags(fs), o.Params
 		p, err := sim.ReadParamsFile(o.ParamsFile, sim.DefaultParams())
 		if err != nil {
-			fmt.Fprintf(stderr, "gopsim sim: %v\n", err)
+			printErr(stderr, "sim", err)
 			return ExitError
 		}
 		for _, f := range []struct {
 			name     string
-			dst, src *int64
+			dst, src *float64
 		}{{"L", &p.L, &cmdline.L}, {"o", &p.Overhead, &cmdline.Overhead}, {"g", &p.Gap, &cmdline.Gap},
-			{"G", &p.GapPerByte, &cmdline.GapPerByte}, {"O", &p.OverheadPerByte, &cmdline.OverheadPerByte}, {"S", &p.EagerLimit, &cmdline.EagerLimit}} {
+			{"G", &p.GapPerByte, &cmdline.GapPerByte}, {"O", &p.OverheadPerByte, &cmdline.OverheadPerByte}} {
 			if given[f.name] {
 				*f.dst = *f.src
 			}
 		}
+		if given["S"] {
+			p.EagerLimit = cmdline.EagerLimit
+		}
 		o.Params = p
 	}
 	if err := Sim(*o, stdout); err != nil {
-		fmt.Fprintf(stderr, "gopsim sim: %v\n", err)
+		printErr(stderr, "sim", err)
 		return ExitError
 	}
 	return ExitOK
@@ -202,6 +204,12 @@ func Sim(o SimOptions, w io.Writer) error {
 	if name == "" {
 		name = "examples/" + examples.Default + " (embedded)"
 	}
+	if o.Timing && !o.JSON {
+		return fmt.Errorf("--timing adds wall time to --json's output; the text output always shows it")
+	}
+	if err := o.Memory.check(); err != nil {
+		return err
+	}
 	popt := o.Progress
 	popt.Quiet = popt.Quiet || o.Quiet || o.Log == nil
 	p, format, err := loadProgram(o.Input, o.Params, &o.Memory, o.Log, popt)
@@ -248,7 +256,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	stop()
 	if err != nil {
 		bar.Abandon()
-		return err
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	bar.Finish()
 	noiseRep := o.Noise.report(opt.Noise, p.NumRanks)

@@ -83,6 +83,15 @@ func memoryBudget() (int64, string) {
 // streamed when asked or, in auto mode, when it would need more than 60 %
 // of the memory budget. reopen gives the file again from its start.
 // Notes and the spill pass's progress bar (popt) go to log.
+// check refuses the streaming flags with --stream off, where they would
+// have no effect (a negative unit is the stream reader's to refuse).
+func (m *simMemory) check() error {
+	if m.mode == "off" && (m.spillDir != "" || m.unit != 0) {
+		return fmt.Errorf("--spill-dir and --stream-unit apply to a streamed run; --stream off does not stream")
+	}
+	return nil
+}
+
 func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func(), error), log io.Writer, popt progress.Options) (*sim.Program, error) {
 	switch m.mode {
 	case "on":

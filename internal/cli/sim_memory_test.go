@@ -142,8 +142,9 @@ func TestSimStreamText(t *testing.T) {
 		}
 	}()
 	bad := writeFile(t, dir, "bad.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\nrank 1 {\nl1: recv 8b from 7\n}\n")
-	for _, mode := range []string{"on", "off"} {
-		code, _, errOut := run("sim", "--stream", mode, "--spill-dir", dir, bad)
+	for _, args := range [][]string{{"--stream", "on", "--spill-dir", dir}, {"--stream", "off"}} {
+		mode := args[1]
+		code, _, errOut := run(append(append([]string{"sim"}, args...), bad)...)
 		if code == ExitOK || !strings.Contains(errOut, "bad.goal:6:18: peer rank 7 outside 0..1") {
 			t.Errorf("--stream %s, bad text: exit %d, %q", mode, code, errOut)
 		}

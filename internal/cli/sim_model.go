@@ -88,7 +88,7 @@ func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, input, f
 		opt.Model = mod
 		res, err := p.Run(opt)
 		if err != nil {
-			return fmt.Errorf("model %s: %w", mod, err)
+			return fmt.Errorf("%s: model %s: %w", input, mod, err)
 		}
 		var sum float64
 		for _, t := range res.PerRank {

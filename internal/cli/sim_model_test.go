@@ -117,7 +117,7 @@ func TestSimModelFlag(t *testing.T) {
 		{"loggps rendezvous", []string{"sim", "--json", "--model", "LogGPS", "-S", "100", in}, ExitOK, "loggps", 22638, ""},
 		{"logp", []string{"sim", "--json", "--model", "logp", in}, ExitOK, "logp", 5500, ""},
 		{"unknown", []string{"sim", "--model", "logq", in}, ExitUsage, "", 0, `unknown model "logq"`},
-		{"bad section", []string{"sim", "--model", "logfp", "--params", bad, in}, ExitError, "", 0, `unknown field "gap"`},
+		{"bad section", []string{"sim", "--model", "logfp", "--params", bad, in}, ExitError, "", 0, `bad.json:1:20: unknown key "logfp.gap"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := run(tc.args...)

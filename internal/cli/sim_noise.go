@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,17 +23,17 @@ type simNoise struct {
 
 func (n *simNoise) flags(fs *flag.FlagSet) {
 	fs.StringVar(&n.traceFile, "noise-trace", "", "charge OS noise from a measured trace `file` (LogGOPSim's format: start<TAB>duration in ns; see gopsim noise measure)")
-	fs.BoolVar(&n.cfg.Cosched, "noise-cosched", false, "co-scheduled noise: every rank reads the trace (or periodic detours) at the same offset")
-	fs.Uint64Var(&n.cfg.Seed, "seed", 0, "`seed` for noise offsets, random detours and straggler choice")
-	fs.Int64Var(&n.cfg.PeriodNs, "noise-period", 0, "periodic detours: one every `ns` (each rank with its own phase)")
-	fs.Int64Var(&n.cfg.PeriodDurNs, "noise-period-length", 0, "periodic detours: each `ns` long")
-	fs.StringVar(&n.cfg.Dist, "noise-dist", "", "random detours: inter-arrival and length distribution, `exp` or pareto")
-	fs.Float64Var(&n.cfg.MeanIntervalNs, "noise-interval", 0, "random detours: mean inter-arrival time in `ns`")
-	fs.Float64Var(&n.cfg.MeanDurNs, "noise-length", 0, "random detours: mean length in `ns`")
-	fs.Float64Var(&n.cfg.Alpha, "noise-alpha", 2, "random detours: Pareto shape `alpha` (> 1)")
+	fs.BoolVar(&n.cfg.Cosched, "noise-cosched", false, "co-scheduled noise: every rank reads the trace (or periodic detours) at the same offset; needs --noise-trace or --noise-period")
+	fs.Uint64Var(&n.cfg.Seed, "seed", 0, "`seed` for noise offsets, random detours, straggler choice and --mapping random")
+	fs.Int64Var(&n.cfg.PeriodNs, "noise-period", 0, "periodic detours: one every `ns` (each rank with its own phase); needs --noise-period-length")
+	fs.Int64Var(&n.cfg.PeriodDurNs, "noise-period-length", 0, "periodic detours: each `ns` long; needs --noise-period")
+	fs.StringVar(&n.cfg.Dist, "noise-dist", "", "random detours: inter-arrival and length distribution, `exp` or pareto; needs --noise-interval")
+	fs.Float64Var(&n.cfg.MeanIntervalNs, "noise-interval", 0, "random detours: mean inter-arrival time in `ns`; needs --noise-dist")
+	fs.Float64Var(&n.cfg.MeanDurNs, "noise-length", 0, "random detours: mean length in `ns`; needs --noise-dist")
+	fs.Float64Var(&n.cfg.Alpha, "noise-alpha", 2, "random detours: Pareto shape `alpha` (> 1); only with --noise-dist pareto")
 	fs.StringVar(&n.stragglers, "stragglers", "", "straggler `ranks`, comma-separated (ranges a-b allowed)")
 	fs.Float64Var(&n.cfg.StragglerFraction, "straggler-fraction", 0, "make this `fraction` of the ranks stragglers, chosen from --seed")
-	fs.Float64Var(&n.cfg.Factor, "straggler-factor", 1, "stragglers' CPU work takes this `factor` times longer")
+	fs.Float64Var(&n.cfg.Factor, "straggler-factor", 1, "stragglers' CPU work takes this `factor` times longer (1 to 1e6); needs --stragglers or --straggler-fraction")
 }
 
 // parseRanks parses "1,5,8-11".
@@ -78,6 +79,9 @@ func (n *simNoise) model(numRanks int) (*noise.Model, error) {
 		}
 		cfg.Stragglers = r
 	}
+	if err := n.needs(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Dist == "" {
 		cfg.Alpha = 0
 	}
@@ -89,6 +93,43 @@ func (n *simNoise) model(numRanks int) (*noise.Model, error) {
 	}
 	n.cfg = cfg
 	return noise.New(cfg, numRanks)
+}
+
+// needs refuses a noise flag that would have no effect without another
+// (the flags' defaults are their zero values, and 2 for --noise-alpha and
+// 1 for --straggler-factor, so a value other than those was given).
+// --seed is not checked: the network's random placement draws from it too.
+func (n *simNoise) needs(cfg noise.Config) error {
+	for _, f := range []struct {
+		flag string
+		v    float64
+	}{{"noise-interval", cfg.MeanIntervalNs}, {"noise-length", cfg.MeanDurNs}, {"noise-alpha", cfg.Alpha},
+		{"straggler-fraction", cfg.StragglerFraction}, {"straggler-factor", cfg.Factor},
+		{"noise-period", float64(cfg.PeriodNs)}, {"noise-period-length", float64(cfg.PeriodDurNs)}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("--%s %v: want a number >= 0", f.flag, f.v)
+		}
+	}
+	random := cfg.Dist != ""
+	periodic := cfg.PeriodNs != 0 || cfg.PeriodDurNs != 0
+	stragglers := len(cfg.Stragglers) > 0 || cfg.StragglerFraction != 0
+	switch {
+	case !random && (cfg.MeanIntervalNs != 0 || cfg.MeanDurNs != 0):
+		return fmt.Errorf("--noise-interval and --noise-length need --noise-dist exp or pareto: without it there are no random detours")
+	case cfg.Alpha != 2 && cfg.Alpha != 0 && cfg.Dist != "pareto":
+		return fmt.Errorf("--noise-alpha is the shape of --noise-dist pareto; the distribution is %q", cfg.Dist)
+	case random && cfg.MeanIntervalNs == 0:
+		return fmt.Errorf("--noise-dist %s needs --noise-interval (the mean time between detours, ns) and --noise-length", cfg.Dist)
+	case cfg.PeriodNs != 0 && cfg.PeriodDurNs == 0:
+		return fmt.Errorf("--noise-period needs --noise-period-length (each detour's length, ns): detours of 0 ns add nothing")
+	case cfg.PeriodDurNs != 0 && cfg.PeriodNs == 0:
+		return fmt.Errorf("--noise-period-length needs --noise-period (the time between detours, ns)")
+	case cfg.Cosched && cfg.Trace == nil && !periodic:
+		return fmt.Errorf("--noise-cosched applies to --noise-trace and --noise-period (the offsets it aligns)")
+	case cfg.Factor != 1 && cfg.Factor != 0 && !stragglers:
+		return fmt.Errorf("--straggler-factor needs --stragglers or --straggler-fraction (which ranks straggle)")
+	}
+	return nil
 }
 
 // noiseReport is the "noise" part of the JSON result: the settings used

@@ -6,7 +6,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/timeline"
 )
@@ -146,7 +146,7 @@ func (s *simOutputs) results(p *sim.Program, res *sim.Result) (*simResults, erro
 		opt.From, opt.To = from, to
 	}
 	if s.chrome != "" {
-		err := goal.AtomicWrite(s.chrome, func(w io.Writer) error { return timeline.WriteChrome(w, p, res, opt) })
+		err := atomicfile.Write(s.chrome, func(w io.Writer) error { return timeline.WriteChrome(w, p, res, opt) })
 		if err != nil {
 			return nil, fmt.Errorf("--timeline %s: %w", s.chrome, err)
 		}

@@ -33,9 +33,9 @@ type SweepOptions struct {
 
 func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.StringVar(&o.Output, "o", "", "result CSV `file` (default: the spec's output; with --shard, NAME-shard-I-of-N.csv)")
+	fs.StringVar(&o.Output, "o", "", "result CSV `file`, a regular file (it is read back to resume; default: the spec's output; with --shard, NAME-shard-I-of-N.csv)")
 	fs.StringVar(shard, "shard", "", "run only shard `I/N`: the points whose id modulo N is I (0 <= I < N)")
-	fs.IntVar(&o.Workers, "workers", 0, "simulations at once (default: every core)")
+	fs.IntVar(&o.Workers, "workers", 0, "simulations at once, 0 or more (default 0: every core)")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar and no timing on stderr (the bar is drawn only when stderr is a terminal)")
 	fs.BoolVar(&o.Sort, "sort", false, "when done, rewrite the CSV in point order (byte-identical whatever the completion order)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the points (the first 20) and the output file, simulate nothing")
@@ -79,17 +79,17 @@ func sweepPlotFlags(o *sweep.PlotOptions, out *string) *flag.FlagSet {
 }
 
 func sweepUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage:
+	fmt.Fprintf(w, `Usage:
   gopsim sweep [flags] SPEC
   gopsim sweep merge --spec SPEC [-o OUT.csv] SHARD.csv...
   gopsim sweep plot --x COLUMN [--series COLUMN] [--y COLUMN] [--where COLUMN=VALUE]... -o FILE.png|.svg RESULTS.csv
 
 Simulates a schedule at every point of a parameter sweep, on every core, and
-appends one CSV row per point as it finishes: point (the point's id), the
-parameters compute_scale, L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte,
-S_bytes, then max_time_ns, max_rank, events. OUT.csv.meta.json echoes the spec,
-the input (with its SHA-256) and the base parameters. Rows depend only on their
-point; wall time goes to stderr only.
+appends one CSV row per point as it finishes, with the columns
+  %s
+(point is the point's id, then the dimensions, then the results). The
+OUT.csv.meta.json file echoes the spec, the input (with its SHA-256) and the
+base parameters. Rows depend only on their point; wall time goes to stderr.
 
 SPEC (.toml or .json) names the input schedule and the output CSV (paths
 relative to the spec), base parameters (the keys of a sim --params file, or
@@ -103,18 +103,31 @@ that file's name) and a grid and/or a list of points:
   L_ns = { from = 250, to = 16000, factor = 2 }   # geometric
   o_ns = { from = 500, to = 2500, step = 1000 }   # arithmetic
   S_bytes = [4096, 65535]                  # a list
+  G_ns_per_byte = ["100Gb/s", 0.5]         # decimals, or strings with units ("1.5us", "64KiB")
   compute_scale = [0.5, 1, 2]              # every calc op's duration times this
   [[points]]                               # listed points follow the grid's
   L_ns = 100
 
+The dimensions:
+%s
+Noise is swept like the LogGOPS parameters: noise_period_ns and
+noise_period_length_ns (periodic detours), noise_interval_ns and
+noise_length_ns (random detours; [noise] dist = "exp" by default, or
+"pareto" with alpha), straggler_fraction and straggler_factor, noise_seed; a
+[noise] table gives a measured trace = "FILE" and cosched = true.
+extrapolate_factor K runs the schedule grown to K times its ranks (as gopsim
+extrapolate does; extrapolate_grid = "16x16" names the input's process grid).
+
 Run it again to resume: rows already in the CSV are checked against the spec
 and skipped, a torn final line from a crash is dropped. Killing it loses no
-row written. --shard I/N runs the points whose id modulo N is I, into
-NAME-shard-I-of-N.csv; merge joins the shards sorted by point, and fails if a
-point is missing or given twice (see examples/slurm/sweep.sbatch). Noise
-settings and extrapolation factors are not dimensions yet.
+row written. A second run into the same CSV stops at once: OUT.csv.lock,
+held while a run writes, names the process that holds it. --shard I/N runs
+the points whose id modulo N is I, into NAME-shard-I-of-N.csv; merge joins
+the shards sorted by point, and fails if a point is missing or given twice
+(see examples/slurm/sweep.sbatch).
 
-Flags of gopsim sweep:
+`, strings.Join(sweep.Header(), ","), sweepDimsHelp())
+	fmt.Fprint(w, `Flags of gopsim sweep:
 `)
 	var o SweepOptions
 	var shard string
@@ -131,6 +144,15 @@ Flags of gopsim sweep:
 	fs = sweepPlotFlags(&po, &a)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+}
+
+// sweepDimsHelp lists the sweep dimensions, one a line, from sweep.Dims.
+func sweepDimsHelp() string {
+	var b strings.Builder
+	for _, d := range sweep.Dims {
+		fmt.Fprintf(&b, "  %-24s %s (%s)\n", d.Name, d.Doc, d.Unit)
+	}
+	return b.String()
 }
 
 // parseInterspersed parses flags anywhere among the arguments and returns
@@ -173,6 +195,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	o.Spec = pos[0]
+	if o.Workers < 0 {
+		fmt.Fprintf(stderr, "gopsim sweep: --workers %d: want a number of simulations at once, or 0 for every core\n", o.Workers)
+		return ExitUsage
+	}
+	if o.DryRun && (o.Sort || o.Workers != 0) {
+		fmt.Fprintln(stderr, "gopsim sweep: --dry-run simulates nothing: --sort and --workers have no effect with it")
+		return ExitUsage
+	}
 	if shard != "" {
 		var err error
 		if o.Shard, err = sweep.ParseShard(shard); err != nil {
@@ -180,6 +210,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	release := handleSignals(os.Interrupt, syscall.SIGTERM)
+	defer release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	finished := make(chan struct{})
@@ -189,7 +221,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		defer wg.Done()
 		select {
 		case <-ctx.Done():
-			stop() // a second interrupt kills at once
+			// A second interrupt ends the process at once (Main's
+			// handler, which removes the unfinished outputs).
+			stop()
+			release()
 			fmt.Fprintln(stderr, "\ngopsim sweep: interrupted: finishing the points running (interrupt again to abandon them)")
 		case <-finished:
 		}
@@ -198,7 +233,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	close(finished)
 	wg.Wait()
 	if err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep: %v\n", err)
+		printErr(stderr, "sweep", err)
 		return ExitError
 	}
 	return ExitOK
@@ -298,7 +333,7 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	spec, err := sweep.ReadSpec(specPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep merge: %v\n", err)
+		printErr(stderr, "sweep merge", err)
 		return ExitError
 	}
 	if out == "" {
@@ -313,7 +348,7 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := sweep.Merge(spec, out, inputs, sweep.MergeOptions{Log: stderr, Tool: "gopsim " + versionString()}); err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep merge: %v\n", err)
+		printErr(stderr, "sweep merge", err)
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "%s: %d points from %d files, sorted by point; parameters in %s\n", out, spec.NumPoints(), len(inputs), sweep.MetaPath(out))
@@ -339,7 +374,7 @@ func runSweepPlot(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if err := sweep.PlotFile(out, pos[0], o); err != nil {
-		fmt.Fprintf(stderr, "gopsim sweep plot: %v\n", err)
+		printErr(stderr, "sweep plot", err)
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "%s: %s against %s from %s\n", out, o.Y, o.X, pos[0])

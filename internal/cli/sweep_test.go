@@ -146,7 +146,7 @@ func TestSweepCommandErrors(t *testing.T) {
 
 func TestSweepHelp(t *testing.T) {
 	code, stdout, _ := run("help", "sweep")
-	for _, w := range []string{"gopsim sweep merge --spec SPEC", "gopsim sweep plot --x COLUMN", "-shard I/N", "-where COLUMN=VALUE", "not dimensions yet"} {
+	for _, w := range []string{"gopsim sweep merge --spec SPEC", "gopsim sweep plot --x COLUMN", "-shard I/N", "-where COLUMN=VALUE", "noise_seed", "extrapolate_factor"} {
 		if code != ExitOK || !strings.Contains(stdout, w) {
 			t.Errorf("help sweep lacks %q:\n%s", w, stdout)
 		}

@@ -72,7 +72,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if err := Trace(&o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gopsim trace: %v\n", err)
+		printErr(stderr, "trace", err)
 		return ExitError
 	}
 	return ExitOK
@@ -150,6 +150,7 @@ func Trace(o *TraceOptions, stdout, log io.Writer) error {
 	// The terminal's ^C reaches the command directly; a TERM or HUP sent
 	// to gopsim is passed on. Either way gopsim stays to summarize.
 	sigs := make(chan os.Signal, 4)
+	defer handleSignals(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)()
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {

@@ -621,15 +621,28 @@ static inline uint64_t gp_req_key(MPI_Request r)
 
 static inline size_t gp_rt_slot(uint64_t k) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - gp_rt_bits)); }
 
+/* Several pending requests may share a handle: Open MPI's ob1 returns the
+ * one static, already complete ompi_request_empty from every MPI_Isend it
+ * completed inline, so a program can hold it for several sends at once
+ * (HPCC does). The table is therefore a multimap: every request created
+ * gets an entry, and a handle completed, cancelled or freed acts on the
+ * oldest pending request with that handle (the smallest id), which is the
+ * order programs complete them in (an array filled in creation order). A
+ * handle is otherwise unique while its request is pending, since the
+ * library frees a request only when a traced call completes or frees it.
+ *
+ * gp_rt_find returns the oldest entry of key k, or NULL. Entries of one key
+ * share their home slot, so they all lie in the cluster from it. */
 static gp_req *gp_rt_find(uint64_t k)
 {
 	if (!gp_rt)
 		return NULL;
+	gp_req *best = NULL;
 	for (size_t i = gp_rt_slot(k);; i = (i + 1) & (gp_rt_cap - 1)) {
 		if (!gp_rt[i].used)
-			return NULL;
-		if (gp_rt[i].key == k)
-			return &gp_rt[i];
+			return best;
+		if (gp_rt[i].key == k && (!best || gp_rt[i].id < best->id))
+			best = &gp_rt[i];
 	}
 }
 
@@ -653,16 +666,15 @@ static void gp_rt_grow(void)
 	free(old);
 }
 
-/* gp_rt_put returns the entry of key k, a new one (or an old one with a
- * stale handle, overwritten by the caller). */
+/* gp_rt_put adds a new entry of key k (beside any it has already: see
+ * gp_rt_find) and returns it for the caller to fill. */
 static gp_req *gp_rt_put(uint64_t k)
 {
 	if (2 * (gp_rt_n + 1) > gp_rt_cap)
 		gp_rt_grow();
 	size_t i = gp_rt_slot(k);
-	for (; gp_rt[i].used; i = (i + 1) & (gp_rt_cap - 1))
-		if (gp_rt[i].key == k)
-			return &gp_rt[i];
+	while (gp_rt[i].used)
+		i = (i + 1) & (gp_rt_cap - 1);
 	gp_rt_n++;
 	gp_rt[i].used = 1;
 	gp_rt[i].key = k;
