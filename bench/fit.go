@@ -26,10 +26,10 @@ type FitOptions struct {
 }
 
 // DefaultMaxRanges is FitOptions.MaxRanges' default: Open MPI's shared
-// memory alone has four protocols (inline, eager copy, single copy, and
-// copies beyond the caches), and a range must end where they change for a
-// ping-pong to be reproduced at every size.
-const DefaultMaxRanges = 6
+// memory alone has five protocols or so (inline sends, fast boxes, eager
+// copies, single copy, and copies beyond the caches), and a range must end
+// where they change for a ping-pong to be reproduced at every size.
+const DefaultMaxRanges = 8
 
 // DefaultQuantile is FitOptions.Quantile's default, the 10th percentile.
 // On a shared machine noise only ever adds time (a descheduled process,
@@ -471,16 +471,29 @@ func segment(pts []point, opt FitOptions) ([]int, map[int]float64) {
 	bounds := []int{0, len(pts)}
 	gains := map[int]float64{}
 	for len(bounds)-1 < opt.MaxRanges {
-		bestGain, bestAt := 0.0, -1
+		// A split that removes most of a range's residuals (a protocol
+		// change) comes first, the largest gain first; then one where a
+		// line misses a half round trip by more than splitHalfRTTRel, the
+		// range that misses most first (a ping-pong at every size).
+		bestClass, bestScore, bestGain, bestAt := 0, 0.0, 0.0, -1
 		for r := 0; r+1 < len(bounds); r++ {
 			lo, hi := bounds[r], bounds[r+1]
 			if full := fullCounts(pts[lo:hi]); full[hi-lo] < 2*opt.MinPoints {
 				continue
 			}
 			whole, split, at := bestSplit(pts[lo:hi], opt.MinPoints)
-			enough := split <= splitRatio*whole || halfRTTOff(pts[lo:hi]) > splitHalfRTTRel
-			if gain := whole - split; at >= 0 && enough && gain >= splitChi2*halfRTTPriority && gain > bestGain {
-				bestGain, bestAt = gain, lo+at
+			gain := whole - split
+			if at < 0 || gain < splitChi2*halfRTTPriority {
+				continue
+			}
+			class, score := 0, 0.0
+			if split <= splitRatio*whole {
+				class, score = 2, gain
+			} else if off := halfRTTOff(pts[lo:hi]); off > splitHalfRTTRel {
+				class, score = 1, off
+			}
+			if class > bestClass || class == bestClass && class > 0 && score > bestScore {
+				bestClass, bestScore, bestGain, bestAt = class, score, gain, lo+at
 			}
 		}
 		if bestAt < 0 {
