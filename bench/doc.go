@@ -39,9 +39,10 @@
 // against the measured round trip (fit.pingpong).
 //
 // Each round's repetitions are summarized by a quantile (FitOptions.
-// Quantile, the 10th percentile by default) after Tukey's far-out fences:
-// on a shared machine noise only adds time, so a low quantile estimates
-// the undisturbed cost; the median suits symmetric noise.
+// Quantile, the median by default) after Tukey's far-out fences: the
+// median is the typical cost an application pays; on a shared machine
+// where noise only adds time, a low quantile estimates the undisturbed
+// cost instead.
 //
 // # Measuring
 //

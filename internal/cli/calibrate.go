@@ -173,7 +173,7 @@ Flags:
 // the fit uses, into q.
 func quantileFlag(fs *flag.FlagSet, q *float64) {
 	*q = bench.DefaultQuantile
-	fs.Func("quantile", fmt.Sprintf("fit this `quantile` of each round's repetitions, 0 < q <= 1: 0.5 is the median; noise on a shared machine only adds time, so a low quantile measures the undisturbed cost (default %g)", bench.DefaultQuantile), func(v string) error {
+	fs.Func("quantile", fmt.Sprintf("fit this `quantile` of each round's repetitions, 0 < q <= 1: 0.5, the median, is the typical cost an application pays; noise on a shared machine only adds time, so a low quantile such as 0.1 measures the undisturbed cost (default %g)", bench.DefaultQuantile), func(v string) error {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(x > 0 && x <= 1) {
 			return fmt.Errorf("want a number in (0, 1], such as 0.1 or 0.5")

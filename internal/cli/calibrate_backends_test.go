@@ -107,7 +107,7 @@ func TestCalibrateMPI(t *testing.T) {
 	if len(tab) != 4*5*4 {
 		t.Errorf("%d rows in the table, want %d", len(tab), 4*5*4)
 	}
-	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes; fitted: the 0.1 quantile", "parameters: " + params} {
+	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes; fitted: the 0.5 quantile", "parameters: " + params} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

@@ -88,7 +88,7 @@ func TestCalibrateFit(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"table:      " + table + " (120 rows, 10 sizes from 1 to 65536 bytes; fitted: the 0.1 quantile",
+	for _, want := range []string{"table:      " + table + " (120 rows, 10 sizes from 1 to 65536 bytes; fitted: the 0.5 quantile",
 		"0..12288", "12289..max", "jump between 12288 and 12289 bytes", "S:          12288 bytes", "parameters: " + params, "plot:       " + plot} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -287,7 +287,7 @@ func TestCalibrateListenPeer(t *testing.T) {
 	if len(tab) != 3*5*4 {
 		t.Errorf("%d rows in the table, want %d", len(tab), 3*5*4)
 	}
-	for _, want := range []string{"table:      " + table + " (60 rows, 3 sizes from 1 to 4096 bytes; fitted: the 0.1 quantile", "parameters: " + params} {
+	for _, want := range []string{"table:      " + table + " (60 rows, 3 sizes from 1 to 4096 bytes; fitted: the 0.5 quantile", "parameters: " + params} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
