@@ -20,6 +20,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -392,7 +393,7 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 	} else {
 		fmt.Fprintf(w, "Parameters: calibrated first with `%s`, which wrote:\n\n", c.command)
 	}
-	fmt.Fprintf(w, "```json\n%s\n```\n\nthat is, %s.\n\n", paramsExcerpt(c.text), c.params)
+	fmt.Fprintf(w, "```\n%s\n```\n\n", paramsExcerpt(c.text))
 	for _, sec := range sections {
 		fmt.Fprintf(w, "### %d ranks\n\n", sec.ranks)
 		fmt.Fprintln(w, "| workload | measured to MPI_Finalize ms | Init to Finalize ms | simulated ms | ratio | runs' ratios | within 0.90-1.10 | computation ms | sim - measured computation ms | in MPI ms | sim - measured MPI ms |")
@@ -424,14 +425,39 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 	}
 }
 
-// paramsExcerpt is the parameter file without its bulky informational
-// sections ("fit"), which the file itself keeps.
+// paramsExcerpt is what sim reads of the parameter file, one range a
+// line; the file's informational sections ("fit", "warnings", "source")
+// stay in the file, which calibrate also prints.
 func paramsExcerpt(text []byte) string {
-	s := strings.TrimSpace(string(text))
-	if len(s) > 4000 {
-		s = s[:4000] + "\n…"
+	var f struct {
+		L     float64           `json:"L_ns"`
+		O     float64           `json:"o_ns"`
+		G     float64           `json:"g_ns"`
+		GB    float64           `json:"G_ns_per_byte"`
+		OB    float64           `json:"O_ns_per_byte"`
+		S     int64             `json:"S_bytes"`
+		Rs    []json.RawMessage `json:"ranges"`
+		Warns []string          `json:"warnings"`
 	}
-	return s
+	if err := json.Unmarshal(text, &f); err != nil {
+		return strings.TrimSpace(string(text))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "{\"L_ns\": %g, \"o_ns\": %g, \"g_ns\": %g, \"G_ns_per_byte\": %g, \"O_ns_per_byte\": %g, \"S_bytes\": %d,\n \"ranges\": [\n",
+		f.L, f.O, f.G, f.GB, f.OB, f.S)
+	for i, r := range f.Rs {
+		var c bytes.Buffer
+		if err := json.Compact(&c, r); err != nil {
+			c.Write(r)
+		}
+		sep := ","
+		if i == len(f.Rs)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "  %s%s\n", c.String(), sep)
+	}
+	fmt.Fprintf(&b, " ], ...}  // and %d warnings, \"fit\" and \"source\"", len(f.Warns))
+	return b.String()
 }
 
 func (w workload) label() string {
