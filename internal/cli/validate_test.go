@@ -356,3 +356,73 @@ func TestValidateTextManyRanks(t *testing.T) {
 		t.Errorf("rank 69 missing:\n%s", out)
 	}
 }
+
+// TestCalibrateTraceValidate runs the whole chain a user runs on this
+// machine with Open MPI: gopsim calibrate --backend mpi writes a parameter
+// file, gopsim trace records a 2-rank ping-pong, and gopsim validate
+// --params compares the run with its simulation under those parameters.
+// How close they come is docs/accuracy.md's business (it is a
+// measurement); here: the chain works, validate echoes the file and its
+// parameters, and its simulated time is gopsim sim's on the converted
+// trace with the same file, to the ns.
+func TestCalibrateTraceValidate(t *testing.T) {
+	prog, mpirunCmd := buildMPIProgram(t, "gopsim-prtt", 2)
+	root := tracerBuild(t)
+	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
+	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+	dir := t.TempDir()
+	params := filepath.Join(dir, "params.json")
+	if code, _, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirunCmd, "--prtt-bin", prog, "--quiet",
+		"--sizes", "1,64,1k,4k,16k,64k", "--reps", "10", "--warmup", "2", "--n", "4", "-o", params); code != ExitOK {
+		t.Fatalf("gopsim calibrate: exit %d: %s", code, errOut)
+	}
+	want, err := sim.ReadParamsFile(params, sim.DefaultParams())
+	if err != nil {
+		t.Fatalf("sim refuses the file calibrate wrote: %v", err)
+	}
+
+	tr := filepath.Join(dir, "pingpong")
+	args := append([]string{"trace", "-o", tr, "--lib", filepath.Join(root, "bin", TracerLib), "--"}, strings.Fields(mpirunCmd)...)
+	args = append(args, filepath.Join(root, "bin", "examples", "mpi", "pingpong"), "200", "4096")
+	if code, _, errOut := run(args...); code != ExitOK {
+		t.Fatalf("gopsim trace: exit %d: %s", code, errOut)
+	}
+
+	code, out, errOut := run("validate", "--json", "--params", params, tr)
+	if code != ExitOK {
+		t.Fatalf("gopsim validate --params: exit %d: %s", code, errOut)
+	}
+	var v struct {
+		validateJSON
+		ParamsFile string     `json:"params_file"`
+		Params     sim.Params `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.ParamsFile != params || v.Params.String() != want.String() {
+		t.Errorf("validate echoes %s: %s; the file holds %s", v.ParamsFile, v.Params, want)
+	}
+	if !(v.MeasuredNs > 0 && v.SimulatedNs > 0) || v.Ratio != float64(v.SimulatedNs)/float64(v.MeasuredNs) {
+		t.Errorf("measured %d ns, simulated %d ns, ratio %v", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+	}
+
+	bin := filepath.Join(dir, "pingpong.bin")
+	if code, _, errOut := run("convert", tr, bin); code != ExitOK {
+		t.Fatalf("gopsim convert: exit %d: %s", code, errOut)
+	}
+	code, out, errOut = run("sim", "--json", "--params", params, bin)
+	if code != ExitOK {
+		t.Fatalf("gopsim sim --params: exit %d: %s", code, errOut)
+	}
+	var s struct {
+		MaxTimeNs int64 `json:"max_time_ns"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.MaxTimeNs != v.SimulatedNs {
+		t.Errorf("validate simulated %d ns, convert + sim %d ns", v.SimulatedNs, s.MaxTimeNs)
+	}
+	t.Logf("calibrated ping-pong of 4 KiB: measured %d ns, simulated %d ns, ratio %.3f", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+}
