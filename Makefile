@@ -6,6 +6,10 @@ FUZZTIME ?= 10s
 BIN      := bin/gopsim
 PKGS     := ./...
 
+# Every apt-get below waits up to 10 minutes for a dpkg lock that another
+# process holds (another install, unattended upgrades) instead of failing.
+APT_LOCK := -o DPkg::Lock::Timeout=600
+
 .PHONY: all build run test vet fmt fmt-check unit fuzz fuzz-short bench validate deps clean
 .PHONY: tracer tracer-gen tracer-build tracer-bench mpi-deps
 
@@ -90,8 +94,6 @@ PMPI_HDR := trace/pmpi/gopsim_pmpi.h trace/pmpi/funcs_gen.h
 MPI_EX_C := $(patsubst examples/mpi/%.c,bin/examples/mpi/%,$(wildcard examples/mpi/*.c))
 MPI_EX_F := $(patsubst examples/mpi/%.f90,bin/examples/mpi/%,$(wildcard examples/mpi/*.f90))
 PMPI_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
-# apt-get waits for a dpkg lock another process holds instead of failing.
-APT_LOCK := -o DPkg::Lock::Timeout=600
 
 # Open MPI and gfortran from the distribution when they are missing: only
 # as root with apt-get; otherwise say what to install.
@@ -100,8 +102,8 @@ mpi-deps:
 	  :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "mpi-deps: installing openmpi-bin libopenmpi-dev gfortran with apt-get"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev gfortran >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update $(APT_LOCK) -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq openmpi-bin libopenmpi-dev gfortran >/dev/null; \
 	else \
 	  echo "mpi-deps: $(MPICC), $(MPIF90) (with its Fortran compiler) or mpirun is missing and cannot be installed here (needs root and apt-get)." >&2; \
 	  echo "mpi-deps: install an MPI with its Fortran compiler (Debian: apt-get install openmpi-bin libopenmpi-dev gfortran)," >&2; \
@@ -115,9 +117,9 @@ mpi-deps:
 	  :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "mpi-deps: installing mpich libmpich-dev with apt-get"; \
-	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mpich libmpich-dev >/dev/null 2>&1 || \
-	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mpich libmpich-dev >/dev/null; }; } || \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq mpich libmpich-dev >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update $(APT_LOCK) -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq mpich libmpich-dev >/dev/null; }; } || \
 	  echo "mpi-deps: warning: installing MPICH failed; TestMPICH will skip (or fail under CI)" >&2; \
 	else \
 	  echo "mpi-deps: MPICH is missing: TestMPICH skips (Debian: apt-get install mpich libmpich-dev)" >&2; \
@@ -191,8 +193,8 @@ proto:
 	@if ! command -v $(PROTOC) >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "proto: installing protobuf-compiler with apt-get"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler >/dev/null; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update $(APT_LOCK) -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq protobuf-compiler >/dev/null; \
 	  else \
 	    echo "proto: $(PROTOC) is missing (Debian: apt-get install protobuf-compiler)" >&2; exit 1; \
 	  fi; \
@@ -227,8 +229,8 @@ otf2-deps:
 	  :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "otf2-deps: installing otf2-tools with apt-get"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq otf2-tools >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update $(APT_LOCK) -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq otf2-tools >/dev/null; \
 	else \
 	  echo "otf2-deps: otf2-print is missing and cannot be installed here (needs root and apt-get)." >&2; \
 	  echo "otf2-deps: install OTF2's tools (Debian: apt-get install otf2-tools; or Score-P's OTF2) and put otf2-print on PATH." >&2; \
@@ -267,9 +269,9 @@ ibverbs-deps:
 	  :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "ibverbs-deps: installing libibverbs-dev with apt-get"; \
-	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libibverbs-dev >/dev/null 2>&1 || \
-	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libibverbs-dev >/dev/null; }; }; \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq libibverbs-dev >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update $(APT_LOCK) -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq libibverbs-dev >/dev/null; }; }; \
 	else \
 	  echo "ibverbs-deps: <infiniband/verbs.h> is missing and cannot be installed here (needs root and apt-get)." >&2; \
 	  echo "ibverbs-deps: install libibverbs' headers (Debian: apt-get install libibverbs-dev; RHEL: rdma-core-devel)." >&2; \
@@ -295,9 +297,9 @@ chromium-deps:
 	  :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "chromium-deps: installing chromium with apt-get"; \
-	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || \
-	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; }; \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq chromium >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update $(APT_LOCK) -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install $(APT_LOCK) -y -qq chromium >/dev/null; }; }; \
 	else \
 	  echo "chromium-deps: chromium is missing and cannot be installed here (needs root and apt-get)." >&2; \
 	  echo "chromium-deps: install it (Debian: apt-get install chromium); without it the report's browser test skips (fails under CI=true)." >&2; \
