@@ -118,7 +118,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	})
 	fs.IntVar(&c.Passes, "passes", 4, "sweep the sizes this many times, each size's repetitions shared among the sweeps, so that a disturbance lasting seconds spoils one sweep of a size, not all of it")
 	fs.IntVar(&c.N, "n", 8, "messages per round of PRTT(n,0,s) and PRTT(n,d,s), at least 2")
-	fs.Int64Var(delayNs, "delay", 0, "delay d of PRTT(n,d,s) in `ns`; 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
+	fs.Var(nsQty(delayNs), "delay", "delay d of PRTT(n,d,s) in `ns` (or with a unit: 5us); 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
 	fs.BoolVar(&c.Sleep, "sleep", false, "sleep through the delay instead of spinning (Netgauge spins): for a small shared machine; o then includes wake-up costs")
 	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", bench.DefaultMaxRanges, "at most this many size ranges (protocols); 1 turns change detection off")
 	quantileFlag(fs, &o.Fit.Quantile)

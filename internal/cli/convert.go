@@ -140,7 +140,8 @@ func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs.Var(fromFlag{&o.To, convertOutputs}, "to", "the output's `FORMAT`: goal (text if OUT ends in .goal, else binary) or tit (a SimGrid time-independent trace: one shared file, compute at --host-speed)")
 	fs.Var(fromFlag{&o.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
 	convertTraceFlags(fs, o)
-	fs.Float64Var(&o.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` (flop/s) that turns compute actions into time, and with --to tit time into compute actions")
+	o.HostSpeed = trace.DefaultHostSpeed
+	fs.Var(flopsQty(&o.HostSpeed), "host-speed", "SimGrid TIT: the speed in `FLOPS` (flop/s, or SimGrid's 1Gf, 100Mf) that turns compute actions into time, and with --to tit time into compute actions")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the ranks converted on stderr (it is drawn only when stderr is a terminal)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim convert [flags] IN OUT
@@ -205,7 +206,7 @@ func convertTraceFlags(fs *flag.FlagSet, o *ConvertOptions) {
 	fs.Var(fromFlag{&o.Trace.CollSelect, collSelects}, "coll-select", "whose algorithm choice the collectives follow: `RULES` openmpi (Open MPI 4.1's tuned rules), mpich, or auto (the library the trace names; MPICH's when it names none)")
 	fs.Float64Var(&o.Trace.ComputeScale, "compute-scale", 1, "multiply the computation between MPI calls by `F` (0.5: twice as fast CPUs; 0: no computation)")
 	fs.StringVar(&o.Trace.Unsupported, "unsupported", "", "`calc` counts the time of MPI calls the converter cannot model as computation; default: an error listing them")
-	fs.Float64Var(&o.Trace.ReduceNsPerByte, "reduce-cost", 0, "reduction compute in collectives, in `ns/byte`")
+	fs.Var(perByteQty(&o.Trace.ReduceNsPerByte), "reduce-cost", "reduction compute in collectives, in `ns/byte` (or as a rate: 4GB/s)")
 	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
 	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
 }

@@ -56,9 +56,10 @@ func extrapolateFlags(o *ExtrapolateOptions) *flag.FlagSet {
 	fs.Var(fromFlag{&o.Convert.Trace.CollSelect, collSelects}, "coll-select", "traces: whose algorithm choice the regenerated collectives follow: `RULES` openmpi, mpich, or auto (the library the trace names; MPICH's when it names none)")
 	fs.Float64Var(&o.Convert.Trace.ComputeScale, "compute-scale", 1, "traces: multiply the computation between MPI calls by `F` (0: no computation)")
 	fs.StringVar(&o.Convert.Trace.Unsupported, "unsupported", "", "traces: `calc` counts the time of MPI calls that cannot be modelled as computation; default: an error")
-	fs.Float64Var(&o.Convert.Trace.ReduceNsPerByte, "reduce-cost", 0, "traces: reduction compute in collectives, in `ns/byte`")
+	fs.Var(perByteQty(&o.Convert.Trace.ReduceNsPerByte), "reduce-cost", "traces: reduction compute in collectives, in `ns/byte` (or as a rate: 4GB/s)")
 	fs.Float64Var(&o.Convert.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns")
-	fs.Float64Var(&o.Convert.HostSpeed, "host-speed", trace.DefaultHostSpeed, "SimGrid TIT: the speed in `FLOPS` that turns compute actions into time")
+	o.Convert.HostSpeed = trace.DefaultHostSpeed
+	fs.Var(flopsQty(&o.Convert.HostSpeed), "host-speed", "SimGrid TIT: the speed in `FLOPS` (flop/s, or SimGrid's 1Gf, 100Mf) that turns compute actions into time")
 	fs.StringVar(&o.Convert.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with (openmpi, mpich); default: detected")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim extrapolate --factor K [flags] IN OUT

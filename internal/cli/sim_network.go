@@ -47,7 +47,7 @@ func (n *simNetwork) flags(fs *flag.FlagSet) {
 	fs.StringVar(&n.mapping, "mapping", "", "rank placement `M`: linear (rank r on host r/ranks-per-host, LogGOPSim's; the default), round-robin (dealt over leaf switches or routers), random (seeded by --seed, or random:seed=S) or a file of one host index per rank per line (FILE or file:FILE)")
 	fs.IntVar(&n.ppn, "ranks-per-host", 1, "`N` ranks per host for --mapping linear, round-robin and random (two ranks on one host exchange messages without the network)")
 	fs.StringVar(&n.routing, "routing", "", "routing `R`: static (the dot file's comments, d-mod-k, dimension order, minimal; the default) or adaptive (at each choice of minimal next hops, the link with the fewest messages in flight when the message enters)")
-	fs.Float64Var(&n.bandwidth, "link-bandwidth", 0, "flow model: bandwidth of every link in `bytes/ns` (default 1, the rate of LogGOPSim's simple model)")
+	fs.Var(bandwidthQty(&n.bandwidth), "link-bandwidth", "flow model: bandwidth of every link in `bytes/ns`, or with a unit (12.5GB/s, 100Gb/s) (default 1, the rate of LogGOPSim's simple model)")
 	fs.IntVar(&n.hottest, "hottest", defaultHottest, "report the `K` busiest links (busy time, bytes, peak concurrent messages)")
 }
 

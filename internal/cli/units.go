@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/gopsim/gopsim/sim"
 )
@@ -73,4 +75,114 @@ func setParam(dst *float64, x float64, unit string) error {
 	}
 	*dst = x
 	return nil
+}
+
+// qtyFlag is a number of type T (a time, a size, a rate) that a person
+// may type plainly, as strconv reads it (so that the command's own checks
+// still see a negative or NaN value and say so), or with a unit, which
+// parse converts into the flag's unit: "50us" for a flag in ns, "64KiB"
+// for one in bytes. An integer flag must come to a whole number of its
+// unit (whole names it in the error).
+type qtyFlag[T int64 | uint64 | float64] struct {
+	v     *T
+	parse func(string) (float64, error)
+	whole string
+}
+
+func (f qtyFlag[T]) String() string {
+	if f.v == nil {
+		return "0"
+	}
+	return fmt.Sprint(*f.v)
+}
+
+func (f qtyFlag[T]) Set(s string) error {
+	var zero T
+	switch any(zero).(type) {
+	case float64:
+		if x, err := strconv.ParseFloat(s, 64); err == nil {
+			*f.v = T(x)
+			return nil
+		}
+	case int64:
+		if x, err := strconv.ParseInt(s, 0, 64); err == nil {
+			*f.v = T(x)
+			return nil
+		}
+	case uint64:
+		if x, err := strconv.ParseUint(s, 0, 64); err == nil {
+			*f.v = T(x)
+			return nil
+		}
+	}
+	x, err := f.parse(s)
+	if err != nil {
+		return err
+	}
+	if _, isFloat := any(zero).(float64); !isFloat {
+		if x != math.Trunc(x) {
+			return fmt.Errorf("%s is %g %s: want a whole number of %s", s, x, f.whole, f.whole)
+		}
+		if x > 1<<62 {
+			return fmt.Errorf("%s is %g %s: beyond %d", s, x, f.whole, int64(1)<<62)
+		}
+	}
+	*f.v = T(x)
+	return nil
+}
+
+// nsQty, bytesQty, perByteQty, bandwidthQty and flopsQty are the units of
+// qtyFlag's kinds of flag.
+func nsQty[T int64 | uint64 | float64](v *T) qtyFlag[T] {
+	return qtyFlag[T]{v: v, parse: sim.ParseDuration, whole: "ns"}
+}
+
+func bytesQty[T int64 | uint64](v *T) qtyFlag[T] {
+	return qtyFlag[T]{v: v, whole: "bytes", parse: func(s string) (float64, error) {
+		b, err := sim.ParseBytes(s)
+		return float64(b), err
+	}}
+}
+
+func perByteQty(v *float64) qtyFlag[float64] { return qtyFlag[float64]{v: v, parse: sim.ParsePerByte} }
+
+// bandwidthQty is a rate in bytes per ns (1 byte/ns is 1 GB/s), typed
+// plainly or as a bandwidth ("12.5GB/s") or a per-byte time ("0.08ns/B").
+func bandwidthQty(v *float64) qtyFlag[float64] {
+	return qtyFlag[float64]{v: v, parse: func(s string) (float64, error) {
+		g, err := sim.ParsePerByte(s)
+		if err != nil {
+			return 0, err
+		}
+		if g == 0 {
+			return 0, fmt.Errorf("%s: a cost of 0 ns per byte is no bandwidth", s)
+		}
+		return 1 / g, nil
+	}}
+}
+
+// flopsQty is a speed in flop/s, typed plainly ("1e9") or in SimGrid's
+// notation: a number and f, with an SI prefix ("100Mf", "1.5Gf"; also
+// "flops" for f).
+func flopsQty(v *float64) qtyFlag[float64] { return qtyFlag[float64]{v: v, parse: parseFlops} }
+
+func parseFlops(s string) (float64, error) {
+	num, ok := strings.CutSuffix(s, "flops")
+	if !ok {
+		if num, ok = strings.CutSuffix(s, "f"); !ok {
+			return 0, fmt.Errorf("%q: want flop/s, as a number or with SimGrid's f (100Mf, 1Gf)", s)
+		}
+	}
+	scale := 1.0
+	if n := len(num); n > 0 {
+		if p := strings.IndexByte("kMGTPE", num[n-1]); p >= 0 {
+			scale = math.Pow(1000, float64(p+1))
+			num = num[:n-1]
+		}
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || !(x > 0) || math.IsInf(x*scale, 0) {
+		return 0, fmt.Errorf("%q: want a positive number of flop/s, as a number or with SimGrid's f (100Mf, 1Gf)", s)
+	}
+	return x * scale, nil
 }

@@ -2,6 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"flag"
+	"math"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,5 +63,86 @@ func TestSimTimeBeyondMaxTime(t *testing.T) {
 	want := "rank 0 op 0 (l1): send 2199023255552 bytes: (s-1)·G = 2199023255551 bytes × 4.194305e+06 ns/byte: beyond the largest time the engine represents"
 	if code != ExitError || !strings.Contains(e, want) || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, out, e, want)
+	}
+}
+
+// TestQuantityFlags: the flags beyond the LogGOPS parameters take what
+// they took before (plain numbers, as strconv reads them) and units.
+func TestQuantityFlags(t *testing.T) {
+	var i64 int64
+	var u64 uint64
+	var f64 float64
+	for _, tc := range []struct {
+		name string
+		f    flag.Value
+		in   string
+		get  func() float64
+		want float64
+		err  string
+	}{
+		{"ns plain", nsQty(&i64), "1000", func() float64 { return float64(i64) }, 1000, ""},
+		{"ns negative, for the command's check", nsQty(&i64), "-5", func() float64 { return float64(i64) }, -5, ""},
+		{"ns with a unit", nsQty(&i64), "1.5ms", func() float64 { return float64(i64) }, 1.5e6, ""},
+		{"ns not whole", nsQty(&u64), "0.5ns", nil, 0, "whole number of ns"},
+		{"ns float", nsQty(&f64), "2.5us", func() float64 { return f64 }, 2500, ""},
+		{"ns unknown unit", nsQty(&f64), "3 hours", nil, 0, "unknown time unit"},
+		{"bytes", bytesQty(&u64), "64KiB", func() float64 { return float64(u64) }, 65536, ""},
+		{"bytes not whole", bytesQty(&u64), "1.5B", nil, 0, "whole number of bytes"},
+		{"per byte as a rate", perByteQty(&f64), "4GB/s", func() float64 { return f64 }, 0.25, ""},
+		{"bandwidth plain, bytes/ns", bandwidthQty(&f64), "2", func() float64 { return f64 }, 2, ""},
+		{"bandwidth with a unit", bandwidthQty(&f64), "12.5GB/s", func() float64 { return f64 }, 12.5, ""},
+		{"bandwidth as a per-byte time", bandwidthQty(&f64), "0.5ns/B", func() float64 { return f64 }, 2, ""},
+		{"flops plain", flopsQty(&f64), "2e9", func() float64 { return f64 }, 2e9, ""},
+		{"flops SimGrid", flopsQty(&f64), "100Mf", func() float64 { return f64 }, 1e8, ""},
+		{"flops SimGrid G", flopsQty(&f64), "1.5Gf", func() float64 { return f64 }, 1.5e9, ""},
+		{"flops no unit", flopsQty(&f64), "1G", nil, 0, "SimGrid's f"},
+		{"flops zero", flopsQty(&f64), "0f", nil, 0, "positive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.f.Set(tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Set(%q) = %v, want an error with %q", tc.in, err, tc.err)
+				}
+				return
+			}
+			if err != nil || math.Abs(tc.get()-tc.want) > 1e-9*math.Abs(tc.want) {
+				t.Fatalf("Set(%q): %v, got %v, want %v", tc.in, err, tc.get(), tc.want)
+			}
+		})
+	}
+}
+
+// TestQuantityFlagsCommands: a value with a unit gives the same result as
+// the plain number in the flag's unit, in gen and sim.
+func TestQuantityFlagsCommands(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(name string, args ...string) string {
+		out := filepath.Join(dir, name)
+		if code, _, e := run(append(append([]string{"gen", "-p", "mpi_allreduce", "-s", "8", "--iterations", "3"}, args...), "-o", out)...); code != ExitOK {
+			t.Fatalf("gen %v: exit %d: %s", args, code, e)
+		}
+		return out
+	}
+	a, b := gen("a.goal", "-d", "4096", "--compute", "1500"), gen("b.goal", "-d", "4KiB", "--compute", "1.5us")
+	sim := func(args ...string) string {
+		code, out, e := run(append([]string{"sim", "--json"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("sim %v: exit %d: %s", args, code, e)
+		}
+		var r struct {
+			MaxTimeNs int64 `json:"max_time_ns"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatInt(r.MaxTimeNs, 10)
+	}
+	if x, y := sim(a), sim(b); x != y {
+		t.Errorf("gen -d 4096 --compute 1500: %s ns; -d 4KiB --compute 1.5us: %s ns", x, y)
+	}
+	plain := sim("--noise-period", "20000", "--noise-period-length", "500", a)
+	if units := sim("--noise-period", "20us", "--noise-period-length", "0.5us", a); plain != units {
+		t.Errorf("--noise-period 20000 --noise-period-length 500: %s ns; 20us and 0.5us: %s ns", plain, units)
 	}
 }
