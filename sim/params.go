@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -102,6 +103,46 @@ func (p Params) Validate() error {
 		}
 	}
 	return p.validateModels()
+}
+
+// Override sets the parameter named name (L, o, g, G or O, in ns or ns
+// per byte) to v for every message size: the base value and that of every
+// range, since a size range holds all five (a calibrated file's ranges
+// cover every size, so changing the base alone would change nothing). The
+// ranges are copied first, so a Params that shares them with another is
+// not changed. It is how a command-line flag or a sweep dimension applies
+// a what-if value on top of a parameter file.
+func (p *Params) Override(name string, v float64) error {
+	base, inRange := p.field(name)
+	if base == nil {
+		return fmt.Errorf("sim: no parameter %q (want L, o, g, G or O)", name)
+	}
+	*base = v
+	if len(p.Ranges) > 0 {
+		p.Ranges = slices.Clone(p.Ranges)
+		for i := range p.Ranges {
+			*inRange(&p.Ranges[i]) = v
+		}
+	}
+	return nil
+}
+
+// field returns the base field of parameter name and how to find it in a
+// range, or nil.
+func (p *Params) field(name string) (*float64, func(*Range) *float64) {
+	switch name {
+	case "L":
+		return &p.L, func(r *Range) *float64 { return &r.L }
+	case "o":
+		return &p.Overhead, func(r *Range) *float64 { return &r.Overhead }
+	case "g":
+		return &p.Gap, func(r *Range) *float64 { return &r.Gap }
+	case "G":
+		return &p.GapPerByte, func(r *Range) *float64 { return &r.GapPerByte }
+	case "O":
+		return &p.OverheadPerByte, func(r *Range) *float64 { return &r.OverheadPerByte }
+	}
+	return nil, nil
 }
 
 // String formats the parameters with their units.

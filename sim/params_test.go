@@ -145,3 +145,33 @@ func TestPerByte(t *testing.T) {
 		}
 	}
 }
+
+// TestOverride: a what-if value replaces the parameter for every size,
+// base and ranges, without changing a Params that shares the ranges.
+func TestOverride(t *testing.T) {
+	p := DefaultParams()
+	p.Ranges = []Range{{MinBytes: 0, MaxBytes: 100, L: 1, GapPerByte: 0.5}, {MinBytes: 101, MaxBytes: 1 << 41, L: 2, GapPerByte: 0.1}}
+	q := p
+	if err := q.Override("G", 0.08); err != nil {
+		t.Fatal(err)
+	}
+	if q.GapPerByte != 0.08 || q.Ranges[0].GapPerByte != 0.08 || q.Ranges[1].GapPerByte != 0.08 || q.Ranges[1].L != 2 {
+		t.Errorf("after Override G: %s", q)
+	}
+	if p.Ranges[0].GapPerByte != 0.5 || p.Ranges[1].GapPerByte != 0.1 {
+		t.Errorf("the original's ranges changed: %s", p)
+	}
+	for _, name := range []string{"L", "o", "g", "O"} {
+		if err := q.Override(name, 7); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range q.Ranges {
+		if r.L != 7 || r.Overhead != 7 || r.Gap != 7 || r.OverheadPerByte != 7 {
+			t.Errorf("range %+v after overriding L, o, g, O", r)
+		}
+	}
+	if err := q.Override("S", 1); err == nil {
+		t.Error("Override S: no error")
+	}
+}

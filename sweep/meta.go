@@ -154,7 +154,7 @@ func newMeta(spec *Spec, in scheduleInfo, sh Shard, tool string) *Meta {
 		m.Points = append(m.Points, mp)
 	}
 	if len(spec.Params.Ranges) > 0 {
-		m.Notes = append(m.Notes, "the base parameters have size ranges: swept L_ns, o_ns, g_ns, G_ns_per_byte and O_ns_per_byte apply to message sizes outside them")
+		m.Notes = append(m.Notes, "the base parameters have size ranges: a swept L_ns, o_ns, g_ns, G_ns_per_byte or O_ns_per_byte replaces that parameter in every range too (sim.Params.Override)")
 	}
 	return m
 }

@@ -54,7 +54,7 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 	fs.Var(perByteFlag{&o.Params.GapPerByte}, "G", "NIC gap `G` per byte: ns/byte unless a unit is given (0.08, 80ps/B), or a bandwidth (12.5GB/s, 100Gb/s, 1GiB/s)")
 	fs.Var(perByteFlag{&o.Params.OverheadPerByte}, "O", "CPU overhead `O` per byte: ns/byte unless a unit is given, or a bandwidth")
 	fs.Var(bytesFlag{&o.Params.EagerLimit}, "S", "eager limit `S`: larger messages use rendezvous; bytes unless a unit is given (64KiB)")
-	fs.StringVar(&o.ParamsFile, "params", "", "JSON parameter `file` (keys L_ns o_ns g_ns G_ns_per_byte O_ns_per_byte S_bytes, ranges and model sections; numbers with decimals, or strings with a unit: \"1.5us\", \"12.5GB/s\", \"64KiB\"; keys are case-sensitive); flags given on the command line override it")
+	fs.StringVar(&o.ParamsFile, "params", "", "JSON parameter `file` (keys L_ns o_ns g_ns G_ns_per_byte O_ns_per_byte S_bytes, ranges and model sections; numbers with decimals, or strings with a unit: \"1.5us\", \"12.5GB/s\", \"64KiB\"; keys are case-sensitive); flags given on the command line override it, for every message size (the file's ranges too)")
 	fs.BoolVar(&o.JSON, "json", false, "print one JSON object (max_time_ns, per_rank_ns, events, params, ...) instead of text")
 	fs.BoolVar(&o.Timing, "timing", false, "with --json, also report wall time (makes the output vary between runs)")
 	fs.StringVar(&o.queueName, "queue", "radix", "event queue: `radix` (default) or heap (cross-check; same results)")
@@ -102,13 +102,17 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 			printErr(stderr, "sim", err)
 			return ExitError
 		}
+		// A flag is the value for every message size: with the file's
+		// size ranges, it replaces theirs too (sim.Params.Override).
 		for _, f := range []struct {
-			name     string
-			dst, src *float64
-		}{{"L", &p.L, &cmdline.L}, {"o", &p.Overhead, &cmdline.Overhead}, {"g", &p.Gap, &cmdline.Gap},
-			{"G", &p.GapPerByte, &cmdline.GapPerByte}, {"O", &p.OverheadPerByte, &cmdline.OverheadPerByte}} {
+			name string
+			v    float64
+		}{{"L", cmdline.L}, {"o", cmdline.Overhead}, {"g", cmdline.Gap}, {"G", cmdline.GapPerByte}, {"O", cmdline.OverheadPerByte}} {
 			if given[f.name] {
-				*f.dst = *f.src
+				if err := p.Override(f.name, f.v); err != nil {
+					printErr(stderr, "sim", err)
+					return ExitError
+				}
 			}
 		}
 		if given["S"] {

@@ -146,3 +146,33 @@ func TestQuantityFlagsCommands(t *testing.T) {
 		t.Errorf("--noise-period 20000 --noise-period-length 500: %s ns; 20us and 0.5us: %s ns", plain, units)
 	}
 }
+
+// TestFlagsOverrideRanges: a parameter flag applies to every message
+// size, so it changes a run whose parameter file has size ranges that
+// cover every size (as calibrate writes them) exactly as it changes one
+// without ranges.
+func TestFlagsOverrideRanges(t *testing.T) {
+	dir := t.TempDir()
+	sched := writeFile(t, dir, "pp.goal", pingpong)
+	ranges := writeFile(t, dir, "r.json", `{"ranges": [{"min_bytes": 0, "max_bytes": 100, "L_ns": 2500, "o_ns": 1500, "g_ns": 1000, "G_ns_per_byte": 6, "O_ns_per_byte": 0},
+		{"min_bytes": 101, "max_bytes": 2199023255552, "L_ns": 2500, "o_ns": 1500, "g_ns": 1000, "G_ns_per_byte": 6, "O_ns_per_byte": 0}]}`)
+	maxTime := func(args ...string) string {
+		code, out, e := run(append(append([]string{"sim", "--json"}, args...), sched)...)
+		if code != ExitOK {
+			t.Fatalf("sim %v: exit %d: %s", args, code, e)
+		}
+		var r struct {
+			MaxTimeNs int64 `json:"max_time_ns"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatInt(r.MaxTimeNs, 10)
+	}
+	if a, b := maxTime("-G", "0.5", "-L", "1us"), maxTime("--params", ranges, "-G", "0.5", "-L", "1us"); a != b {
+		t.Errorf("-G 0.5 -L 1us: %s ns without ranges, %s ns with a file whose ranges hold the defaults", a, b)
+	}
+	if a, b := maxTime("--params", ranges), maxTime("--params", ranges, "-G", "0.5"); a == b {
+		t.Errorf("-G 0.5 on a file with ranges changed nothing (%s ns)", a)
+	}
+}
