@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -103,10 +105,10 @@ func collSummary(src trace.Source, opt trace.ConvertOptions) (string, error) {
 // with a stand-in for an algorithm gopsim does not model.
 func logStandIns(log io.Writer, st *trace.ConvertStats) {
 	if len(st.CollAlgorithms) > 0 {
-		fmt.Fprintf(log, "collective algorithms (%s rules), per rank and call: %v\n", st.CollRules, st.CollAlgorithms)
+		fmt.Fprintf(log, "collective algorithms (%s rules), per rank and call: %s\n", st.CollRules, countList(st.CollAlgorithms))
 	}
 	if len(st.CollStandIns) > 0 {
-		fmt.Fprintf(log, "collectives whose algorithm is not modelled, converted with a stand-in: %v\n", st.CollStandIns)
+		fmt.Fprintf(log, "collectives whose algorithm is not modelled, converted with a stand-in: %s\n", countList(st.CollStandIns))
 	}
 }
 
@@ -539,4 +541,16 @@ func rankProgress(log io.Writer, numRanks int, quiet bool, write func(*goal.Rank
 			}
 			bar.Finish()
 		}
+}
+
+// countList formats counts by name as "a ×3, b ×1", names sorted.
+func countList(m map[string]int64) string {
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s ×%d", k, m[k])
+	}
+	return b.String()
 }

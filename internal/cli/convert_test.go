@@ -276,9 +276,9 @@ func TestConvertCollSelect(t *testing.T) {
 		comment    string
 		algorithms string
 	}{
-		{nil, "// collectives: mpich rules (--coll-select auto); note: the trace does not name its MPI library", "map[allreduce/rabenseifner:2]"},
-		{[]string{"--coll-select", "openmpi"}, "// collectives: openmpi rules (--coll-select openmpi)\n", "map[allreduce/ompi_ring:2]"},
-		{[]string{"--coll-select", "mpich"}, "// collectives: mpich rules (--coll-select mpich)\n", "map[allreduce/rabenseifner:2]"},
+		{nil, "// collectives: mpich rules (--coll-select auto); note: the trace does not name its MPI library", "allreduce/rabenseifner ×2"},
+		{[]string{"--coll-select", "openmpi"}, "// collectives: openmpi rules (--coll-select openmpi)\n", "allreduce/ompi_ring ×2"},
+		{[]string{"--coll-select", "mpich"}, "// collectives: mpich rules (--coll-select mpich)\n", "allreduce/rabenseifner ×2"},
 	} {
 		out := filepath.Join(t.TempDir(), "ar.goal")
 		code, _, e := run(append(append([]string{"convert"}, tc.args...), dir, out)...)
