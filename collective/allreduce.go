@@ -171,12 +171,4 @@ func allreduceRingAllgatherv(e *emitter, block func(int) uint64, seg uint64) {
 	}
 }
 
-func allreduceReduceBcast(e *emitter) {
-	s := *e.s
-	s.Root = 0
-	orig := e.s
-	e.s = &s
-	reduceBinomial(e)
-	bcastBinomial(e)
-	e.s = orig
-}
+func allreduceReduceBcast(e *emitter) { e.atRoot0(reduceBinomial, bcastBinomial) }

@@ -70,6 +70,19 @@ func (e *emitter) reduceTime(size uint64) uint64 {
 	return uint64(math.Round(float64(size) * e.s.ReduceNsPerByte))
 }
 
+// atRoot0 runs steps with e's spec rooted at rank 0, as an allreduce made
+// of a reduce and a broadcast runs them, then restores the spec.
+func (e *emitter) atRoot0(steps ...func(*emitter)) {
+	s := *e.s
+	s.Root = 0
+	orig := e.s
+	e.s = &s
+	for _, step := range steps {
+		step(e)
+	}
+	e.s = orig
+}
+
 // next closes the current round; an empty round changes nothing.
 func (e *emitter) next() {
 	if len(e.cur) == 0 {

@@ -246,25 +246,10 @@ func ompiHalving(e *emitter, vrank, rem, pof2 int, count, elem uint64) (scount, 
 }
 
 func ompiAllreduceLinear(e *emitter) {
-	s := *e.s
-	s.Root = 0
-	orig := e.s
-	e.s = &s
-	ompiReduceLinear(e)
-	ompiBcastLinear(e)
-	e.next()
-	e.s = orig
+	e.atRoot0(ompiReduceLinear, ompiBcastLinear, (*emitter).next)
 }
 
 func ompiAllreduceNonoverlapping(e *emitter) {
-	s := *e.s
-	s.Root = 0
-	orig := e.s
-	e.s = &s
-	red := OpenMPI.pick(Reduce, &s)
-	red.emit(e)
-	e.next()
-	OpenMPI.pick(Bcast, &s).emit(e)
-	e.next()
-	e.s = orig
+	e.atRoot0(func(e *emitter) { OpenMPI.pick(Reduce, e.s).emit(e) }, (*emitter).next,
+		func(e *emitter) { OpenMPI.pick(Bcast, e.s).emit(e) }, (*emitter).next)
 }
