@@ -24,21 +24,10 @@ func noisyTable(seed uint64, eager, rendezvous bench.Range, rel float64) string 
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var b strings.Builder
 	b.WriteString(bench.TableHeader + "\n")
-	for _, s := range []int64{1, 512, 1024, 2048, 4096, 8192, 12288, 12289, 16384, 32768, 65536, 131072} {
-		r := eager
-		if s > 12288 {
-			r = rendezvous
-		}
-		d := r.PRTT(1, 0, s)
-		for range 50 {
-			for _, k := range []struct {
-				n int
-				d float64
-			}{{1, 0}, {8, 0}, {8, d}, {2, d}} {
-				fmt.Fprintf(&b, "%d,%.1f,%d,%.1f\n", k.n, k.d, s, r.PRTT(k.n, k.d, s)*(1+rel*rng.NormFloat64()))
-			}
-		}
-	}
+	eachPRTT([]int64{1, 512, 1024, 2048, 4096, 8192, 12288, 12289, 16384, 32768, 65536, 131072}, 50, eager, rendezvous,
+		func(n int, d float64, s int64, prtt float64) {
+			fmt.Fprintf(&b, "%d,%.1f,%d,%.1f\n", n, d, s, prtt*(1+rel*rng.NormFloat64()))
+		})
 	return b.String()
 }
 

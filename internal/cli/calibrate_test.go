@@ -17,27 +17,38 @@ import (
 	"github.com/gopsim/gopsim/bench"
 )
 
+// eachPRTT calls f with every round gopsim calibrate measures (n, d,
+// s and the round trip), reps times per size, on a machine that obeys
+// LogGOPS exactly with eager's parameters up to 12288 bytes and
+// rendezvous's above.
+func eachPRTT(sizes []int64, reps int, eager, rendezvous bench.Range, f func(n int, d float64, s int64, prtt float64)) {
+	for _, s := range sizes {
+		r := eager
+		if s > 12288 {
+			r = rendezvous
+		}
+		d := r.PRTT(1, 0, s)
+		for range reps {
+			for _, k := range []struct {
+				n int
+				d float64
+			}{{1, 0}, {8, 0}, {8, d}, {2, d}} {
+				f(k.n, k.d, s, r.PRTT(k.n, k.d, s))
+			}
+		}
+	}
+}
+
 // prttTable is the CSV of a machine that obeys LogGOPS exactly, with an
 // eager/rendezvous change after 12288 bytes and the PRTT rounds that
 // gopsim calibrate measures.
 func prttTable(t *testing.T, eager, rendezvous bench.Range) string {
 	t.Helper()
 	var tab bench.Table
-	for _, s := range []int64{1, 1024, 2048, 4096, 8192, 12288, 12289, 16384, 32768, 65536} {
-		r := eager
-		if s > 12288 {
-			r = rendezvous
-		}
-		d := r.PRTT(1, 0, s)
-		for range 3 {
-			for _, k := range []struct {
-				n int
-				d float64
-			}{{1, 0}, {8, 0}, {8, d}, {2, d}} {
-				tab = append(tab, bench.Sample{N: k.n, DelayNs: k.d, SizeBytes: s, PRTTNs: math.Round(r.PRTT(k.n, k.d, s))})
-			}
-		}
-	}
+	eachPRTT([]int64{1, 1024, 2048, 4096, 8192, 12288, 12289, 16384, 32768, 65536}, 3, eager, rendezvous,
+		func(n int, d float64, s int64, prtt float64) {
+			tab = append(tab, bench.Sample{N: n, DelayNs: d, SizeBytes: s, PRTTNs: math.Round(prtt)})
+		})
 	var b bytes.Buffer
 	if err := tab.WriteCSV(&b); err != nil {
 		t.Fatal(err)
