@@ -371,12 +371,7 @@ func TestBcastReduceSegments(t *testing.T) {
 						})
 						c.analyse(t)
 						c.checkSemantics(t)
-						for i := range members {
-							want := formulas[algKey(alg)](&c.specs[i], i)
-							if got := (traffic{c.sends[i], c.recvs[i], c.sent[i], c.received[i]}); got != want {
-								t.Fatalf("comm rank %d: traffic %+v, formula says %+v", i, got, want)
-							}
-						}
+						c.checkTraffic(t, formulas[algKey(alg)], "")
 						c.simulate(t, sim.DefaultParams())
 					})
 				}

@@ -23,6 +23,18 @@ type call struct {
 	knows          [][]uint64
 }
 
+// checkTraffic compares each comm rank's traffic with formula's; prefix
+// starts the failure message.
+func (c *call) checkTraffic(t testing.TB, formula func(*Spec, int) traffic, prefix string) {
+	t.Helper()
+	for i := range c.specs {
+		want := formula(&c.specs[i], i)
+		if got := (traffic{c.sends[i], c.recvs[i], c.sent[i], c.received[i]}); got != want {
+			t.Fatalf("%scomm rank %d: traffic %+v, formula says %+v", prefix, i, got, want)
+		}
+	}
+}
+
 // traffic is what one comm rank sends and receives in a call.
 type traffic struct {
 	sends, recvs   int
@@ -373,13 +385,7 @@ func TestAlgorithms(t *testing.T) {
 								c.analyse(t)
 								c.checkSemantics(t)
 								if formula != nil {
-									for i := range members {
-										want := formula(&c.specs[i], i)
-										got := traffic{c.sends[i], c.recvs[i], c.sent[i], c.received[i]}
-										if got != want {
-											t.Fatalf("%s: comm rank %d: traffic %+v, formula says %+v", name, i, got, want)
-										}
-									}
+									c.checkTraffic(t, formula, name+": ")
 								}
 								c.simulate(t, sim.DefaultParams())
 							}
