@@ -367,12 +367,13 @@ func TestValidateTextManyRanks(t *testing.T) {
 // trace with the same file, to the ns.
 func TestCalibrateTraceValidate(t *testing.T) {
 	prog, mpirunCmd := buildMPIProgram(t, "gopsim-prtt", 2)
+	warm, _ := buildMPIProgram(t, "gopsim-warmup", 2)
 	root := tracerBuild(t)
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 	dir := t.TempDir()
 	params := filepath.Join(dir, "params.json")
-	if code, _, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirunCmd, "--prtt-bin", prog, "--quiet",
+	if code, _, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirunCmd, "--prtt-bin", prog, "--warmup-bin", warm, "--warmup-runs", "1", "--quiet",
 		"--sizes", "1,64,1k,4k,16k,64k", "--reps", "10", "--warmup", "2", "--n", "4", "-o", params); code != ExitOK {
 		t.Fatalf("gopsim calibrate: exit %d: %s", code, errOut)
 	}
