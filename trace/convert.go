@@ -870,12 +870,17 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 //   - MPI_Comm_dup, MPI_Comm_create, MPI_Cart_create of the whole parent:
 //     the context-id agreement alone.
 //
-// The context-id agreement is MPICH's MPIR_Get_contextid_sparse: an
-// allreduce (MPI_BAND) of its mask of free context ids, 64 ints and a
-// flag. Both are expanded as the collectives of the trace are.
+// The context-id agreement follows the collective rules: MPICH's
+// MPIR_Get_contextid_sparse is an allreduce (MPI_BAND) of its mask of free
+// context ids, 64 ints and a flag; Open MPI's ompi_comm_nextcid two
+// allreduces of one int (MPI_MAX of the candidate, MPI_MIN of the flag)
+// and ompi_comm_activate a third. All are expanded as the collectives of
+// the trace are.
 const (
 	splitInfoBytes = 2 * 4        // color and key
 	contextIDBytes = (64 + 1) * 4 // MPIR_MAX_CONTEXT_MASK + 1 ints
+	ompiCIDBytes   = 4            // one int
+	ompiCIDRounds  = 3            // the candidate, the flag, the activation
 )
 
 func (cv *converter) commNew(rd RankStream, r int32, s *rankState, c *Call, name string) error {
@@ -896,14 +901,24 @@ func (cv *converter) commNew(rd RankStream, r int32, s *rankState, c *Call, name
 		parent, nc := rd.Comm(c.Comm), rd.Comm(c.NewComm)
 		split = c.NewComm == None || parent == nil || nc == nil || nc.Size() != parent.Size()
 	}
-	x := Call{Func: FuncAllgather, Comm: c.Comm, Root: None, Bytes: splitInfoBytes}
+	x := Call{Func: FuncAllgather, Comm: c.Comm, Root: None, Bytes: splitInfoBytes, Type: Datatype{Size: 4, Extent: 4}} // ints
 	if split {
 		if ok, err := cv.expand(rd, r, s, &x, name, collective.Allgather); !ok || err != nil {
 			return err // not modelled: counted once
 		}
 	}
 	x.Func, x.Bytes = FuncAllreduce, contextIDBytes
-	ok, err := cv.expand(rd, r, s, &x, name, collective.Allreduce)
+	rounds := 1
+	if cv.rules == collective.OpenMPI {
+		x.Bytes, rounds = ompiCIDBytes, ompiCIDRounds
+	}
+	var ok bool
+	var err error
+	for i := 0; i < rounds; i++ {
+		if ok, err = cv.expand(rd, r, s, &x, name, collective.Allreduce); !ok || err != nil {
+			break // not modelled: counted once
+		}
+	}
 	if ok && err == nil && cv.opt.LibraryCosts != nil {
 		cv.charge(s, cv.opt.LibraryCosts.CommCreateNs)
 		cv.stats.LibraryCommCreates++
