@@ -409,13 +409,42 @@ func TestCalibrateTraceValidate(t *testing.T) {
 		t.Errorf("measured %d ns, simulated %d ns, ratio %v", v.MeasuredNs, v.SimulatedNs, v.Ratio)
 	}
 
-	bin := filepath.Join(dir, "pingpong.bin")
-	if code, _, errOut := run("convert", tr, bin); code != ExitOK {
-		t.Fatalf("gopsim convert: exit %d: %s", code, errOut)
+	// validate charges the file's library section; convert does with
+	// --library-costs, and sim notes that it adds none itself.
+	if want.Library == nil || !strings.Contains(errOut, "the library's one-time costs, charged as computation: ") {
+		t.Errorf("no library costs charged: %+v\n%s", want.Library, errOut)
 	}
-	code, out, errOut = run("sim", "--json", "--params", params, bin)
+	if got := convertSim(t, dir, params, tr, "--library-costs", params); got != v.SimulatedNs {
+		t.Errorf("validate simulated %d ns, convert --library-costs + sim %d ns", v.SimulatedNs, got)
+	}
+	code, out, errOut = run("validate", "--json", "--params", params, "--library-costs", "none", tr)
+	if code != ExitOK {
+		t.Fatalf("gopsim validate --library-costs none: exit %d: %s", code, errOut)
+	}
+	var none validateJSON
+	if err := json.Unmarshal([]byte(out), &none); err != nil {
+		t.Fatal(err)
+	}
+	if got := convertSim(t, dir, params, tr); got != none.SimulatedNs || none.SimulatedNs >= v.SimulatedNs {
+		t.Errorf("validate without library costs simulated %d ns, convert + sim %d ns, with them %d ns", none.SimulatedNs, got, v.SimulatedNs)
+	}
+	t.Logf("calibrated ping-pong of 4 KiB: measured %d ns, simulated %d ns, ratio %.3f", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+}
+
+// convertSim converts trace tr with the convert flags given and simulates
+// it with parameter file params, returning the simulated time.
+func convertSim(t *testing.T, dir, params, tr string, flags ...string) int64 {
+	t.Helper()
+	bin := filepath.Join(dir, "pingpong.bin")
+	if code, _, errOut := run(append(append([]string{"convert"}, flags...), tr, bin)...); code != ExitOK {
+		t.Fatalf("gopsim convert %v: exit %d: %s", flags, code, errOut)
+	}
+	code, out, errOut := run("sim", "--json", "--params", params, bin)
 	if code != ExitOK {
 		t.Fatalf("gopsim sim --params: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "note: "+params+"'s \"library\" section") {
+		t.Errorf("sim does not note the library section:\n%s", errOut)
 	}
 	var s struct {
 		MaxTimeNs int64 `json:"max_time_ns"`
@@ -423,8 +452,5 @@ func TestCalibrateTraceValidate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.MaxTimeNs != v.SimulatedNs {
-		t.Errorf("validate simulated %d ns, convert + sim %d ns", v.SimulatedNs, s.MaxTimeNs)
-	}
-	t.Logf("calibrated ping-pong of 4 KiB: measured %d ns, simulated %d ns, ratio %.3f", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+	return s.MaxTimeNs
 }
