@@ -205,6 +205,7 @@ func TestReadDotErrors(t *testing.T) {
 		{"attr without value", "digraph { a -> b [comment] }", "x.dot:1:26: expected \"=\"; got: \"]\""},
 		{"number then letters", "digraph { 12ab }", "x.dot:1:13: letter after the number"},
 		{"trailing graph", "digraph { } digraph { }", "x.dot:1:13: unexpected \"digraph\" after the graph"},
+		{"long token after the graph", "digraph { } \"" + strings.Repeat("x", 5000) + "\"", "x.dot:1:13: unexpected \"" + strings.Repeat("x", 40) + "…\" (5000 bytes) after the graph"},
 		{"unknown node in comment", "digraph {\n H0 -> S [comment=\"*\"]\n S -> H0 [comment=\"H0\"]\n S -> H1 [comment=\"H1, H7\"]\n H1 -> S\n}", "x.dot:4:19: comment names \"H7\""},
 		{"no route", "digraph {\n H0 -> S\n H1 -> S\n S -> H0 [comment=\"H0\"]\n S -> H1 [comment=\"S\"]\n}", "x.dot:2:8: node S has 2 out-edges and none whose comment lists H1 (needed by the route from H0)"},
 		{"dead end", "digraph {\n H0 -> S\n S -> H1\n H1 -> T\n}", "x.dot:4:8: node T has no out-edge, needed by the route from H1 to H0"},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gopsim/gopsim/internal/excerpt"
 )
 
 // gonum's dot parser (see ReadDot) gives a syntax tree without positions,
@@ -151,7 +153,7 @@ func (x *dotScanner) numeral() error {
 		dot = dot || x.at(0) == '.'
 	}
 	if x.pos < len(x.src) && isIDStart(x.src[x.pos]) {
-		return x.errAt(x.line, x.col, "letter after the number %q (quote the name)", x.src[start:x.pos])
+		return x.errAt(x.line, x.col, "letter after the number %s (quote the name)", excerpt.Quote(string(x.src[start:x.pos])))
 	}
 	return nil
 }
@@ -206,7 +208,7 @@ func (s *dotSource) precheck() error {
 		case len(t.text) == 0:
 			return nil
 		case closed:
-			return s.errAt(t.line, t.col, "unexpected %q after the graph (one graph per file)", t.text)
+			return s.errAt(t.line, t.col, "unexpected %s after the graph (one graph per file)", excerpt.Quote(dotUnquote(string(t.text))))
 		case depth == 0 && t.keyword("graph"):
 			return s.errAt(t.line, t.col, "undirected graph: LogGOPSim's network files are digraphs")
 		case t.is("{"):
