@@ -5,9 +5,9 @@
 //
 // The parsers quote a bad token with Of or Quote; the command line passes
 // every message through Message, which cuts what a library left whole. All
-// three write the same format:
+// three write the same format (40 nines or x where ... stands):
 //
-//	excerpt.Of(strings.Repeat("9", 5000))    // 99…9 (5000 bytes): 40 nines, "…", the length
-//	excerpt.Quote(strings.Repeat("x", 3000)) // "xx…x…" (3000 bytes): 40 x and "…" in the quotes
-//	excerpt.Message(`bad "` + x3000 + `" here`) // bad "xx…x…" (3000 bytes) here
+//	excerpt.Of(strings.Repeat("9", 5000))        // 99...9… (5000 bytes)
+//	excerpt.Quote(strings.Repeat("x", 3000))     // "xx...x…" (3000 bytes)
+//	excerpt.Message(`bad "` + x3000 + `" here`)  // bad "xx...x…" (3000 bytes) here
 package excerpt
