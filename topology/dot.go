@@ -85,10 +85,6 @@ func parseDot(name string, src []byte) (*dotParser, error) {
 	return p, nil
 }
 
-type dotNode struct {
-	name string
-}
-
 type dotEdge struct {
 	from, to int32
 	comment  string
@@ -100,7 +96,7 @@ type dotParser struct {
 	src    *dotSource
 	strict bool
 
-	nodes  []dotNode
+	nodes  []string // names, in order of first appearance
 	nodeID map[string]int32
 	edges  []dotEdge
 	pair   map[[2]int32]int32 // strict graphs: (from, to) -> edge
@@ -183,7 +179,7 @@ func (p *dotParser) node(n *ast.Node) (int32, error) {
 	}
 	id := int32(len(p.nodes))
 	p.nodeID[name] = id
-	p.nodes = append(p.nodes, dotNode{name})
+	p.nodes = append(p.nodes, name)
 	return id, nil
 }
 
@@ -256,12 +252,11 @@ func (p *dotParser) build() (*Graph, error) {
 		return nil, p.src.errAt(1, 1, "more than %d nodes or %d edges", MaxNodes, MaxLinks)
 	}
 	g := &Graph{kind: kindDot, desc: p.src.name, numNodes: int32(len(p.nodes))}
-	g.names = make([]string, len(p.nodes))
+	g.names = p.nodes
 	g.nodeHost = make([]int32, len(p.nodes))
 	for v, n := range p.nodes {
-		g.names[v] = n.name
 		g.nodeHost[v] = -1
-		if strings.HasPrefix(n.name, "H") {
+		if strings.HasPrefix(n, "H") {
 			g.nodeHost[v] = int32(len(g.hostNode))
 			g.hostNode = append(g.hostNode, int32(v))
 		}
@@ -377,7 +372,7 @@ func (g *Graph) checkDotRoutes(p *dotParser) error {
 	}
 	var stack []frame
 	nodeErr := func(v int32, format string, args ...any) error {
-		line, col := p.src.nodePos(p.nodes[v].name)
+		line, col := p.src.nodePos(p.nodes[v])
 		return p.src.errAt(line, col, format, args...)
 	}
 	for _, dn := range g.hostNode {
