@@ -65,7 +65,10 @@ func ReadDot(name string, r io.Reader) (*Graph, error) {
 	return p.build()
 }
 
-// parseDot parses src into nodes and edges.
+// parseDot parses src into nodes and edges. gonum's parser takes 2.6 to
+// 4.4 times the CPU of the hand-written one it replaced (0.26 s against
+// 0.10 s for WriteDot's 22 MB file of fattree:k=16,n=3; ReadDot as a
+// whole 0.89 s against 0.70 s): docs/performance.md, "Network files".
 func parseDot(name string, src []byte) (*dotParser, error) {
 	s := &dotSource{name: name, src: src}
 	if err := s.precheck(); err != nil {
