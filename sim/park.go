@@ -1,0 +1,281 @@
+package sim
+
+// Waiting lists: ops whose resources are busy, without an event per retry.
+//
+// The rules (docs/model.md) put an event that finds its CPU or NIC busy
+// back into the queue at the time the resource frees, keeping its key; if
+// another event takes the resource first, it goes back again. A rank with
+// k ready sends on one busy CPU thus costs k events at every free time,
+// k²/2 in all: 1.07 billion events for a linear all-to-all of 1,024 ranks.
+// The engine gives the same results without them.
+//
+// An event waits in a group: the events that need the same resources (a
+// calc its CPU; a send its CPU and send NIC; a message arrival the
+// receiver's CPU and receive NIC), with the group's free time, the latest
+// of those clocks. Per group, one waiting event, the guard, is in the
+// event queue, and every other is parked in the group's heap, ordered by
+// key, with no event at all. The guard has the smallest key of the group's
+// waiting events; when it starts, the parked event with the smallest key
+// becomes the guard, queued at the group's free time (or now, if later);
+// when the guard finds its resources busy again, it goes back into the
+// queue alone, at the new free time.
+//
+// Why the results are those of the rules, event for event:
+//
+//   - Clocks never go back, so an event that put back at time T would
+//     next find its resources free at the first position (time t, key)
+//     of the queue's order with clocks(t, key) <= t, where clocks is the
+//     group's free time as the events before that position left it. Its
+//     retries before that position fail and change nothing (a put-back
+//     takes no resource), so skipping them, or retrying at any time up to
+//     that t, leaves every other event as it was; the retry at that t
+//     starts it at the same position as the rules do.
+//   - An event's free time at any earlier position is at most that t, and
+//     so is the time a guard was queued at (the group's free time when it
+//     was queued, or the then current time). The guard's key is smaller
+//     than every parked key, so the guard comes out of the queue before
+//     any parked event of its group could start; when it starts, the next
+//     guard is queued, again at the free time, which has not passed the
+//     time any parked event starts at.
+//   - A waiting event with a smaller key than the guard's (it was queued
+//     long ago at a late time, and found the resources busy only now)
+//     becomes the guard instead and goes into the queue; the former guard
+//     stays there as an ordinary event and, if it has to wait again,
+//     parks behind the new one.
+//
+// What stays: LogGOPS's clocks, and those of every model, only grow (a
+// resource's new clock is a start time at or after its old one plus a
+// cost, or the maximum of the old one and another time); and a parked
+// arrival has been delivered by the network (an arrival still in a
+// congested network is put back, or parked in the network, as before,
+// since the network must be asked again).
+//
+// Result.Events counts what the events did (op starts, receives posted,
+// message arrivals taken) and is the same with or without waiting lists;
+// Result.QueueOps counts the events taken from the event queue and from
+// the waiting lists, the work the retries cost.
+
+import (
+	"math"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/simswitch"
+)
+
+// Group classes, the top bits of a group's id.
+const (
+	waitCalc uint64 = iota << 32
+	waitSend
+	waitArrival
+)
+
+// noGuard is waitGroup.guard when the group has no guard.
+const noGuard = math.MaxUint64
+
+// waitGroup is the waiting events of one group of one rank.
+type waitGroup struct {
+	id    uint64 // class | cpu<<16 | nic
+	guard uint64 // the guard's key, without keyGuard; noGuard if none
+	next  int32  // the rank's next group, -1 if none
+	heap  []event
+}
+
+// waitLists holds the groups that have waiting events, per rank a list
+// (a rank has few: three with one CPU and one NIC). Groups without
+// waiting events go back to a free list and keep their heap's storage.
+type waitLists struct {
+	first  []int32 // per rank, its first group or -1; nil until an event waits
+	groups []waitGroup
+	free   []int32
+	pops   uint64 // events taken from the heaps
+}
+
+// find returns the index of rank r's group id, -1 if it has none.
+func (w *waitLists) find(r int32, id uint64) int32 {
+	if w.first == nil {
+		return -1
+	}
+	g := w.first[r]
+	for g >= 0 && w.groups[g].id != id {
+		g = w.groups[g].next
+	}
+	return g
+}
+
+// get returns the index of rank r's group id, making it if need be.
+func (w *waitLists) get(r int32, id uint64, ranks int) int32 {
+	if w.first == nil {
+		w.first = make([]int32, ranks)
+		for i := range w.first {
+			w.first[i] = -1
+		}
+	}
+	if g := w.find(r, id); g >= 0 {
+		return g
+	}
+	var g int32
+	if n := len(w.free); n > 0 {
+		g = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		g = int32(len(w.groups))
+		w.groups = append(w.groups, waitGroup{})
+	}
+	x := &w.groups[g]
+	x.id, x.guard, x.next = id, noGuard, w.first[r]
+	w.first[r] = g
+	return g
+}
+
+// drop unlinks rank r's group g, which has no waiting event left.
+func (w *waitLists) drop(r, g int32) {
+	p := &w.first[r]
+	for *p != g {
+		p = &w.groups[*p].next
+	}
+	*p = w.groups[g].next
+	w.free = append(w.free, g)
+}
+
+// park adds ev to group x's heap.
+func (x *waitGroup) park(ev event) {
+	h := append(x.heap, ev)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].key <= ev.key {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = ev
+	x.heap = h
+}
+
+// unpark removes and returns the event with the smallest key from group
+// x's heap, which is not empty.
+func (x *waitGroup) unpark() event {
+	h := x.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	x.heap = h
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].key < h[c].key {
+			c++
+		}
+		if last.key <= h[c].key {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	if n > 0 {
+		h[i] = last
+	}
+	return top
+}
+
+// waitGroupOf returns the rank and group of event ev: the receiver's
+// arrival group for an arrival, else the op's calc or send group.
+func (e *engine) waitGroupOf(ev event) (int32, uint64) {
+	c, n := e.cpuNIC(ev.op)
+	id := uint64(c)<<16 | uint64(n)
+	if ev.key&keyArrival != 0 {
+		return int32(ev.key & keyRank), waitArrival | id
+	}
+	if e.ops[ev.op].kind() == goal.Send {
+		return ev.rank, waitSend | id
+	}
+	return ev.rank, waitCalc | id
+}
+
+// freeAt returns the time group id of rank r may start its next event:
+// the latest clock of its resources.
+func (e *engine) freeAt(r int32, id uint64) int64 {
+	c, n := int32(id>>16&0xffff), int32(id&0xffff)
+	t := *e.clock(r, c)
+	switch id &^ (1<<32 - 1) {
+	case waitSend:
+		t = max(t, *e.clock(r, e.nc+n))
+	case waitArrival:
+		t = max(t, *e.clock(r, e.nc+e.nn+n))
+	}
+	return t
+}
+
+// wait handles event ev, which found its resources busy until free: it
+// goes back into the queue at free (as the guard of its group, or with
+// Options.putBack as the rules put it back), or it parks behind its
+// group's guard.
+func (e *engine) wait(ev event, free int64) {
+	e.waits++
+	if e.putBack {
+		ev.time = free
+		e.push(ev)
+		return
+	}
+	r, id := e.waitGroupOf(ev)
+	w := &e.wl
+	x := &w.groups[w.get(r, id, len(e.ranks))]
+	k := ev.key &^ keyGuard
+	if x.guard < k {
+		ev.key = k
+		x.park(ev)
+		return
+	}
+	// The guard, or an event with a smaller key, which guards from now
+	// on; the former guard stays queued as an ordinary event.
+	x.guard = k
+	ev.time, ev.key = free, k|keyGuard
+	e.push(ev)
+}
+
+// unguard runs when guard event ev has started: the parked event of its
+// group with the smallest key, if any, becomes the guard, queued at the
+// group's free time or now, whichever is later.
+func (e *engine) unguard(ev event) {
+	r, id := e.waitGroupOf(ev)
+	w := &e.wl
+	g := w.find(r, id)
+	if g < 0 || w.groups[g].guard != ev.key&^keyGuard {
+		return // a former guard
+	}
+	x := &w.groups[g]
+	if len(x.heap) == 0 {
+		x.guard = noGuard
+		w.drop(r, g)
+		return
+	}
+	next := x.unpark()
+	w.pops++
+	x.guard = next.key
+	next.key |= keyGuard
+	next.time = max(e.now, e.freeAt(r, id))
+	e.push(next)
+}
+
+// waitArrival handles arrival ev, which the receiver cannot take before
+// free: a message the network delivered only at at (after ev.time) goes
+// back into the queue, since the network must be asked again; one that
+// is delivered waits for the receiver's CPU and NIC in its group.
+func (e *engine) waitArrival(ev event, at, free int64) {
+	if at > ev.time {
+		e.waits++
+		ev.time = free
+		e.push(ev)
+		return
+	}
+	e.wait(ev, free)
+}
+
+// putBackSwitch reports whether tests outside the package asked for the
+// rules' put-backs (internal/simswitch).
+func putBackSwitch() bool { return simswitch.PutBack.Load() }
