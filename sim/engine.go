@@ -152,8 +152,8 @@ type engine struct {
 	batch    []release
 	scratch  []matchEntry // for explicit
 	now      int64        // time of the event being processed
-	events   uint64 // events taken from the queue, plus the implicit receives
-	waits    uint64 // events that found their resources busy, or their message in the network
+	events   uint64       // events taken from the queue, plus the implicit receives
+	waits    uint64       // events that found their resources busy, or their message in the network
 	wl       waitLists
 	putBack  bool // Options.putBack
 	done     int
