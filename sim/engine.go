@@ -98,13 +98,13 @@ type release struct{ rank, op int32 }
 // and the receiving rank in the low bits, so that the event loop knows the
 // receiver without loading the send's record. Sequence numbers stay below
 // 2^32: each op's start event and each send's arrival takes one, and
-// there are fewer than 2^31 ops. keyGuard marks the guard of a waiting
-// list (park.go); ranks stay below 2^30 (checkResources allows at most
-// 2^31 clocks, three or more per rank).
+// there are fewer than 2^31 ops. keyWaited marks an event that waited
+// for a busy resource before (park.go); ranks stay below 2^30
+// (checkResources allows at most 2^31 clocks, three or more per rank).
 const (
 	keyArrival = 1 << 31
-	keyGuard   = 1 << 30
-	keyRank    = keyGuard - 1
+	keyWaited   = 1 << 30
+	keyRank    = keyWaited - 1
 )
 
 // rankRec is the state of one rank, one 64-byte cache line: the heads of
@@ -719,7 +719,7 @@ func (e *engine) loop() {
 				e.recv(ev)
 			}
 		}
-		if ev.key&keyGuard != 0 && e.waits == w {
+		if ev.key&keyWaited != 0 && e.waits == w {
 			e.unguard(ev)
 		}
 		e.flush()

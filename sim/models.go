@@ -568,7 +568,7 @@ func (e *engine) loopModels() {
 				}
 			}
 		}
-		if ev.key&keyGuard != 0 && e.waits == w {
+		if ev.key&keyWaited != 0 && e.waits == w {
 			e.unguard(ev)
 		}
 		e.flush()

@@ -9,51 +9,51 @@ package sim
 // k²/2 in all: 1.07 billion events for a linear all-to-all of 1,024 ranks.
 // The engine gives the same results without them.
 //
-// An event waits in a group: the events that need the same resources (a
+// An event that waits for the first time goes back into the queue as the
+// rules say, marked keyWaited: most events wait once, if at all. One that
+// waits again joins a group: the events that need the same resources (a
 // calc its CPU; a send its CPU and send NIC; a message arrival the
-// receiver's CPU and receive NIC), with the group's free time, the latest
-// of those clocks. Per group, one waiting event, the guard, is in the
-// event queue, and every other is parked in the group's heap, ordered by
-// key, with no event at all. The guard has the smallest key of the group's
-// waiting events; when it starts, the parked event with the smallest key
-// becomes the guard, queued at the group's free time (or now, if later);
-// when the guard finds its resources busy again, it goes back into the
-// queue alone, at the new free time.
+// receiver's CPU and receive NIC), whose free time is the latest of those
+// clocks. Per group, one waiting event, the guard, is in the event queue,
+// and the others are parked in the group's heap, ordered by key, with no
+// event at all. The guard's key is smaller than every parked key. When the
+// guard starts, the parked event with the smallest key becomes the guard,
+// queued at the group's free time (or now, if later); when the guard finds
+// its resources busy again, it goes back into the queue alone, at the new
+// free time. A waiting event with a smaller key than the guard's (queued
+// long ago for a late time, it finds the resources busy only now) becomes
+// the guard instead; the former guard stays queued as an ordinary event
+// and parks behind the new one if it has to wait again.
 //
 // Why the results are those of the rules, event for event:
 //
-//   - Clocks never go back, so an event that put back at time T would
-//     next find its resources free at the first position (time t, key)
-//     of the queue's order with clocks(t, key) <= t, where clocks is the
-//     group's free time as the events before that position left it. Its
-//     retries before that position fail and change nothing (a put-back
-//     takes no resource), so skipping them, or retrying at any time up to
-//     that t, leaves every other event as it was; the retry at that t
-//     starts it at the same position as the rules do.
-//   - An event's free time at any earlier position is at most that t, and
-//     so is the time a guard was queued at (the group's free time when it
-//     was queued, or the then current time). The guard's key is smaller
-//     than every parked key, so the guard comes out of the queue before
-//     any parked event of its group could start; when it starts, the next
-//     guard is queued, again at the free time, which has not passed the
-//     time any parked event starts at.
-//   - A waiting event with a smaller key than the guard's (it was queued
-//     long ago at a late time, and found the resources busy only now)
-//     becomes the guard instead and goes into the queue; the former guard
-//     stays there as an ordinary event and, if it has to wait again,
-//     parks behind the new one.
-//
-// What stays: LogGOPS's clocks, and those of every model, only grow (a
-// resource's new clock is a start time at or after its old one plus a
-// cost, or the maximum of the old one and another time); and a parked
-// arrival has been delivered by the network (an arrival still in a
-// congested network is put back, or parked in the network, as before,
-// since the network must be asked again).
+//   - Clocks never go back: a resource's new clock is a start time at or
+//     after its old one plus a cost, or the larger of its old one and
+//     another time, under every model.
+//   - A retry that finds the resources busy changes nothing but the
+//     event's time (it takes no resource), so the other events see the
+//     same state whether or not it happens.
+//   - An event that waits starts at the first position (time t, key k) of
+//     the queue's order, from its first wait on, at which the group's free
+//     time, as the events before that position left it, is at most t.
+//     Retrying it at any time up to that t, or not at all until then,
+//     starts it at that same position: a retry at t' < t finds the free
+//     time above t' (clocks only grow) and queues it again at that free
+//     time, which is at most t.
+//   - The guard was queued at the free time as it then stood (or the then
+//     current time), which is at most the t at which any parked event of
+//     its group can start, and its key is smaller than theirs: it comes
+//     out of the queue before any of them could start, and then queues the
+//     next guard in the same way, or goes back itself.
+//   - An arrival waits in a group only once the network has delivered its
+//     message; while a congested network still holds it, it is put back
+//     (or parked in the network) as before, since the network must be
+//     asked again.
 //
 // Result.Events counts what the events did (op starts, receives posted,
 // message arrivals taken) and is the same with or without waiting lists;
 // Result.QueueOps counts the events taken from the event queue and from
-// the waiting lists, the work the retries cost.
+// the waiting lists, retries included.
 
 import (
 	"math"
@@ -75,7 +75,7 @@ const noGuard = math.MaxUint64
 // waitGroup is the waiting events of one group of one rank.
 type waitGroup struct {
 	id    uint64 // class | cpu<<16 | nic
-	guard uint64 // the guard's key, without keyGuard; noGuard if none
+	guard uint64 // the guard's key, without keyWaited; noGuard if none
 	next  int32  // the rank's next group, -1 if none
 	heap  []event
 }
@@ -211,13 +211,18 @@ func (e *engine) freeAt(r int32, id uint64) int64 {
 	return t
 }
 
-// wait handles event ev, which found its resources busy until free: it
-// goes back into the queue at free (as the guard of its group, or with
-// Options.putBack as the rules put it back), or it parks behind its
-// group's guard.
+// wait handles event ev, which found its resources busy until free. The
+// first time, it goes back into the queue at free, as the rules say,
+// marked keyWaited: most events wait once, and a group would cost more
+// than it saves. The next time, it parks behind its group's guard, or
+// goes back into the queue as the guard. With Options.putBack it always
+// goes back, unmarked.
 func (e *engine) wait(ev event, free int64) {
 	e.waits++
-	if e.putBack {
+	if ev.key&keyWaited == 0 || e.putBack {
+		if !e.putBack {
+			ev.key |= keyWaited
+		}
 		ev.time = free
 		e.push(ev)
 		return
@@ -225,7 +230,7 @@ func (e *engine) wait(ev event, free int64) {
 	r, id := e.waitGroupOf(ev)
 	w := &e.wl
 	x := &w.groups[w.get(r, id, len(e.ranks))]
-	k := ev.key &^ keyGuard
+	k := ev.key &^ keyWaited
 	if x.guard < k {
 		ev.key = k
 		x.park(ev)
@@ -234,18 +239,22 @@ func (e *engine) wait(ev event, free int64) {
 	// The guard, or an event with a smaller key, which guards from now
 	// on; the former guard stays queued as an ordinary event.
 	x.guard = k
-	ev.time, ev.key = free, k|keyGuard
+	ev.time, ev.key = free, k|keyWaited
 	e.push(ev)
 }
 
-// unguard runs when guard event ev has started: the parked event of its
-// group with the smallest key, if any, becomes the guard, queued at the
-// group's free time or now, whichever is later.
+// unguard runs when event ev, which waited before, has started: if it
+// is its group's guard, the parked event of the group with the smallest
+// key, if any, becomes the guard, queued at the group's free time or now,
+// whichever is later.
 func (e *engine) unguard(ev event) {
-	r, id := e.waitGroupOf(ev)
 	w := &e.wl
+	if w.first == nil {
+		return // no event has waited twice
+	}
+	r, id := e.waitGroupOf(ev)
 	g := w.find(r, id)
-	if g < 0 || w.groups[g].guard != ev.key&^keyGuard {
+	if g < 0 || w.groups[g].guard != ev.key&^keyWaited {
 		return // a former guard
 	}
 	x := &w.groups[g]
@@ -257,7 +266,7 @@ func (e *engine) unguard(ev event) {
 	next := x.unpark()
 	w.pops++
 	x.guard = next.key
-	next.key |= keyGuard
+	next.key |= keyWaited
 	next.time = max(e.now, e.freeAt(r, id))
 	e.push(next)
 }
