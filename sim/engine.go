@@ -103,7 +103,7 @@ type release struct{ rank, op int32 }
 // (checkResources allows at most 2^31 clocks, three or more per rank).
 const (
 	keyArrival = 1 << 31
-	keyWaited   = 1 << 30
+	keyWaited  = 1 << 30
 	keyRank    = keyWaited - 1
 )
 
