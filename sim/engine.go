@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -387,9 +388,16 @@ func newEngine(p *Program, opt Options) *engine {
 	e.putBack = opt.putBack || putBackSwitch()
 	if !e.useHeap {
 		// Room in bucket 0 for an event per rank at one time, as
-		// symmetric schedules have, so that it seldom grows (leaving the
-		// outgrown arrays behind); pages never used take no memory.
-		e.radix.b0 = make([]event, 0, p.NumRanks)
+		// symmetric schedules have, and for the ops ready at time 0, so
+		// that it seldom grows (leaving the outgrown arrays behind);
+		// pages never used take no memory. Bucket 0 holds time 0 from
+		// the start, so that those ops go straight there.
+		ready := 0
+		for i := range p.start {
+			ready += int(p.start[i].ready)
+		}
+		e.radix.b0 = make([]event, 0, max(p.NumRanks, ready))
+		e.radix.lastx = math.MinInt64 // last = 0
 	}
 	e.posted.init()
 	e.unexpected.init()

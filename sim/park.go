@@ -15,7 +15,7 @@ package sim
 // calc its CPU; a send its CPU and send NIC; a message arrival the
 // receiver's CPU and receive NIC), whose free time is the latest of those
 // clocks. Per group, one waiting event, the guard, is in the event queue,
-// and the others are parked in the group's heap, ordered by key, with no
+// and the others are parked in the group's list, sorted by key, with no
 // event at all. The guard's key is smaller than every parked key. When the
 // guard starts, the parked event with the smallest key becomes the guard,
 // queued at the group's free time (or now, if later); when the guard finds
@@ -56,7 +56,9 @@ package sim
 // the waiting lists, retries included.
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/simswitch"
@@ -77,17 +79,30 @@ type waitGroup struct {
 	id    uint64 // class | cpu<<16 | nic
 	guard uint64 // the guard's key, without keyWaited; noGuard if none
 	next  int32  // the rank's next group, -1 if none
-	heap  []event
+	// parked[head:] are the parked events, sorted by key. Events most
+	// often park in key order (they leave the queue in that order), and
+	// are appended; one with a smaller key than all goes before head
+	// when there is room, and one in between is inserted, shifting the
+	// shorter side.
+	head   int32
+	parked []parkedEvent
+}
+
+// parkedEvent is a parked event: its time is of no use until it is
+// queued again.
+type parkedEvent struct {
+	key      uint64
+	op, rank int32
 }
 
 // waitLists holds the groups that have waiting events, per rank a list
 // (a rank has few: three with one CPU and one NIC). Groups without
-// waiting events go back to a free list and keep their heap's storage.
+// waiting events go back to a free list and keep their list's storage.
 type waitLists struct {
 	first  []int32 // per rank, its first group or -1; nil until an event waits
 	groups []waitGroup
 	free   []int32
-	pops   uint64 // events taken from the heaps
+	pops   uint64 // events taken from the lists
 }
 
 // find returns the index of rank r's group id, -1 if it has none.
@@ -137,50 +152,44 @@ func (w *waitLists) drop(r, g int32) {
 	w.free = append(w.free, g)
 }
 
-// park adds ev to group x's heap.
+// park adds ev to group x's parked events.
 func (x *waitGroup) park(ev event) {
-	h := append(x.heap, ev)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p].key <= ev.key {
-			break
+	p := parkedEvent{ev.key, ev.op, ev.rank}
+	q, h := x.parked, int(x.head)
+	n := len(q)
+	if n == h || q[n-1].key < p.key {
+		if n == cap(q) && h > 0 && h >= n/2 {
+			// Full, and at least half of it taken: slide the parked
+			// events to the front rather than grow.
+			q = q[:copy(q, q[h:])]
+			x.head = 0
 		}
-		h[i] = h[p]
-		i = p
+		x.parked = append(q, p)
+		return
 	}
-	h[i] = ev
-	x.heap = h
+	i, _ := slices.BinarySearchFunc(q[h:], p.key, func(a parkedEvent, k uint64) int { return cmp.Compare(a.key, k) })
+	i += h // q[i] is the first with a greater key
+	if i-h <= n-i && h > 0 {
+		copy(q[h-1:], q[h:i])
+		q[i-1] = p
+		x.head--
+		return
+	}
+	q = append(q, parkedEvent{})
+	copy(q[i+1:], q[i:])
+	q[i] = p
+	x.parked = q
 }
 
-// unpark removes and returns the event with the smallest key from group
-// x's heap, which is not empty.
-func (x *waitGroup) unpark() event {
-	h := x.heap
-	top := h[0]
-	n := len(h) - 1
-	last := h[n]
-	h = h[:n]
-	x.heap = h
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && h[c+1].key < h[c].key {
-			c++
-		}
-		if last.key <= h[c].key {
-			break
-		}
-		h[i] = h[c]
-		i = c
+// unpark removes and returns the parked event with the smallest key from
+// group x, which has one.
+func (x *waitGroup) unpark() parkedEvent {
+	p := x.parked[x.head]
+	x.head++
+	if int(x.head) == len(x.parked) {
+		x.parked, x.head = x.parked[:0], 0
 	}
-	if n > 0 {
-		h[i] = last
-	}
-	return top
+	return p
 }
 
 // waitGroupOf returns the rank and group of event ev: the receiver's
@@ -258,17 +267,15 @@ func (e *engine) unguard(ev event) {
 		return // a former guard
 	}
 	x := &w.groups[g]
-	if len(x.heap) == 0 {
+	if len(x.parked) == 0 {
 		x.guard = noGuard
 		w.drop(r, g)
 		return
 	}
-	next := x.unpark()
+	p := x.unpark()
 	w.pops++
-	x.guard = next.key
-	next.key |= keyWaited
-	next.time = max(e.now, e.freeAt(r, id))
-	e.push(next)
+	x.guard = p.key
+	e.push(event{time: max(e.now, e.freeAt(r, id)), key: p.key | keyWaited, op: p.op, rank: p.rank})
 }
 
 // waitArrival handles arrival ev, which the receiver cannot take before
