@@ -102,8 +102,17 @@ type waitLists struct {
 	first  []int32 // per rank, its first group or -1; nil until an event waits
 	groups []waitGroup
 	free   []int32
-	pops   uint64 // events taken from the lists
+	slab   []parkedEvent // room for new groups' lists, parkInit each
+	pops   uint64        // events taken from the lists
 }
+
+// A new group's list has room for parkInit events, cut from a slab of
+// parkSlab groups' worth, so that the groups a run makes (thousands at
+// once on a broadcast over many ranks) cost few allocations.
+const (
+	parkInit = 8
+	parkSlab = 512
+)
 
 // find returns the index of rank r's group id, -1 if it has none.
 func (w *waitLists) find(r int32, id uint64) int32 {
@@ -138,6 +147,12 @@ func (w *waitLists) get(r int32, id uint64, ranks int) int32 {
 	}
 	x := &w.groups[g]
 	x.id, x.guard, x.next = id, noGuard, w.first[r]
+	if cap(x.parked) == 0 {
+		if len(w.slab) < parkInit {
+			w.slab = make([]parkedEvent, parkInit*parkSlab)
+		}
+		x.parked, w.slab = w.slab[:0:parkInit], w.slab[parkInit:]
+	}
 	w.first[r] = g
 	return g
 }
@@ -260,6 +275,13 @@ func (e *engine) unguard(ev event) {
 	w := &e.wl
 	if w.first == nil {
 		return // no event has waited twice
+	}
+	r := ev.rank
+	if ev.key&keyArrival != 0 {
+		r = int32(ev.key & keyRank)
+	}
+	if w.first[r] < 0 {
+		return // no group at its rank
 	}
 	r, id := e.waitGroupOf(ev)
 	g := w.find(r, id)
