@@ -72,11 +72,11 @@ type Result struct {
 	MaxRank  int     // lowest rank with MaxTime
 	// Events counts the events processed: op starts (receives posted at
 	// time 0 included) and message arrivals taken by their receiver, each
-	// once, as LogGOPSim counts them. QueueOps counts the events taken
-	// from the event queue and the waiting lists: Events plus the retries
-	// of events that found a resource busy or a message still in a
-	// congested network, minus the receives posted at time 0 without an
-	// event (park.go).
+	// once, as LogGOPSim counts them. QueueOps counts the events the
+	// engine took from its event queue and its waiting lists, retries of
+	// events that found a resource busy or a message still in a congested
+	// network included (park.go): it depends on how the engine queues,
+	// Events does not.
 	Events   uint64
 	QueueOps uint64
 
