@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,5 +308,50 @@ func TestWaitingListsRandomSchedule(t *testing.T) {
 	}
 	if s.NumCPUs != 2 || s.NumNICs != 2 {
 		t.Fatalf("%d CPUs, %d NICs; want 2 and 2", s.NumCPUs, s.NumNICs)
+	}
+}
+
+// TestWaitGroupOrder: a group's parked events come out in key order,
+// whatever order they park in (ascending, as is usual, descending, or
+// any) and however parking and unparking interleave, through the list's
+// appends, insertions on either side and slides.
+func TestWaitGroupOrder(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		key   func(rng *rand.Rand, i int) uint64
+		pPark int // percent of steps that park
+	}{
+		{"ascending", func(_ *rand.Rand, i int) uint64 { return uint64(i) << 32 }, 60},
+		{"descending", func(_ *rand.Rand, i int) uint64 { return uint64(1<<20-i) << 32 }, 60},
+		{"random", func(rng *rand.Rand, i int) uint64 { return uint64(rng.IntN(1<<20))<<32 | uint64(i) }, 55},
+		{"mostly ascending", func(rng *rand.Rand, i int) uint64 {
+			if rng.IntN(10) == 0 {
+				return uint64(rng.IntN(i+1))<<32 | 1
+			}
+			return uint64(i) << 32
+		}, 70},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			var x waitGroup
+			var ref []uint64 // sorted
+			for i := 0; i < 20000; i++ {
+				if len(ref) == 0 || rng.IntN(100) < c.pPark {
+					k := c.key(rng, i)
+					x.park(event{key: k, op: int32(i), rank: 3})
+					j, _ := slices.BinarySearch(ref, k)
+					ref = slices.Insert(ref, j, k)
+					continue
+				}
+				p := x.unpark()
+				if p.key != ref[0] || p.rank != 3 {
+					t.Fatalf("step %d: unparked key %#x rank %d, want %#x", i, p.key, p.rank, ref[0])
+				}
+				ref = ref[1:]
+				if got := len(x.parked) - int(x.head); got != len(ref) {
+					t.Fatalf("step %d: %d parked, want %d", i, got, len(ref))
+				}
+			}
+		})
 	}
 }
