@@ -30,7 +30,12 @@ type Result struct {
 	MaxRank  int    `json:"max_rank"`    // the lowest rank finishing at MaxTime
 	// PerRank is every rank's finishing time in ns, NumRanks of them.
 	PerRank []int64 `json:"per_rank_ns"`
-	Events  uint64  `json:"events"` // events the engine processed
+	// Events are the events the engine processed (op starts, message
+	// arrivals); QueueOps the events it took from its queues, retries of
+	// ops that found a resource busy included (0 in results written
+	// before gopsim reported it).
+	Events   uint64 `json:"events"`
+	QueueOps uint64 `json:"queue_ops,omitempty"`
 
 	Noise        *Noise        `json:"noise,omitempty"`
 	Network      *Network      `json:"network,omitempty"`

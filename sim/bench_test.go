@@ -83,7 +83,7 @@ func benchRunOpt(b *testing.B, s *goal.Schedule, opt Options) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var events uint64
+	var events, queueOps uint64
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -93,7 +93,7 @@ func benchRunOpt(b *testing.B, s *goal.Schedule, opt Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		events = res.Events
+		events, queueOps = res.Events, res.QueueOps
 	}
 	b.StopTimer()
 	var after runtime.MemStats
@@ -101,6 +101,7 @@ func benchRunOpt(b *testing.B, s *goal.Schedule, opt Options) {
 	perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(events)/(perRun/1e9), "events/s")
 	b.ReportMetric(perRun/float64(events), "ns/event")
+	b.ReportMetric(float64(queueOps)/float64(events), "queue-ops/event")
 	b.ReportMetric(float64(programBytes(p))/float64(len(s.Ops)), "program-B/op")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(s.Ops)), "engine-B/op")
 }
@@ -154,9 +155,37 @@ func BenchmarkRunPattern(b *testing.B) {
 		{"allreduce_recdoub", 16384, 1 << 20},
 		{"binomialtreebcast", 131072, 1024},
 		{"linear_alltoall", 128, 1024},
+		{"linear_alltoall", 1024, 1024},
 	} {
 		s := patternSchedule(b, c.name, c.ranks, c.size)
 		b.Run(fmt.Sprintf("%s/P=%d", c.name, c.ranks), func(b *testing.B) { benchRun(b, s, RadixQueue) })
+	}
+}
+
+// BenchmarkWaitingLists compares the engine's waiting lists with the
+// rules' put-backs (Options.putBack) where ops wait for busy resources: a
+// linear all-to-all, whose sends are all ready at time 0 (quadratic with
+// put-backs), MPICH's pairwise all-to-all, and a binomial broadcast,
+// whose sends wait for their CPU once each.
+func BenchmarkWaitingLists(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{
+		{"linear_alltoall", 256, 1024},
+		{"mpi_alltoall", 256, 4096},
+		{"binomialtreebcast", 131072, 1024},
+	} {
+		s := patternSchedule(b, c.name, c.ranks, c.size)
+		for _, v := range []struct {
+			name    string
+			putBack bool
+		}{{"lists", false}, {"putback", true}} {
+			b.Run(fmt.Sprintf("%s/P=%d/%s", c.name, c.ranks, v.name), func(b *testing.B) {
+				benchRunOpt(b, s, Options{Params: DefaultParams(), putBack: v.putBack})
+			})
+		}
 	}
 }
 

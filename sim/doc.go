@@ -54,9 +54,11 @@
 //
 // Events are processed in (time, sequence number) order; an event gets its
 // sequence number when it is first queued and keeps it when it is put back
-// because a resource was busy. Ops released by one event are queued rank by
-// rank in ascending order and, within a rank, sends, then receives, then
-// calcs, each in release order; ops ready at time 0 likewise. Nothing
+// because a resource was busy (the engine parks such events in waiting
+// lists rather than retrying each, in the same order: park.go). Ops
+// released by one event are queued rank by rank in ascending order and,
+// within a rank, sends, then receives, then calcs, each in release order;
+// ops ready at time 0 likewise. Nothing
 // depends on maps, goroutines, addresses or the wall clock, so the same
 // schedule and parameters always give the same result, whatever
 // GOMAXPROCS is, and both event queues (RadixQueue, HeapQueue) give

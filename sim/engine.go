@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -48,6 +49,10 @@ type Options struct {
 	// psAlways makes the engine count ps even when every parameter is
 	// whole ns (tests compare the two time units).
 	psAlways bool
+	// putBack puts an event that finds its resources busy back into the
+	// queue at every retry, as docs/model.md states the rules, instead
+	// of parking it in a waiting list (park.go); tests compare the two.
+	putBack bool
 }
 
 // MaxResourceSlots bounds ranks × (CPUs + 2 NICs), the number of resource
@@ -65,7 +70,15 @@ type Result struct {
 	PerRank  []int64 // finishing time of each rank, ns: max over its CPUs
 	MaxTime  int64   // largest finishing time, ns
 	MaxRank  int     // lowest rank with MaxTime
-	Events   uint64  // events processed, put-backs included
+	// Events counts the events processed: op starts (receives posted at
+	// time 0 included) and message arrivals taken by their receiver, each
+	// once, as LogGOPSim counts them. QueueOps counts the events the
+	// engine took from its event queue and its waiting lists, retries of
+	// events that found a resource busy or a message still in a congested
+	// network included (park.go): it depends on how the engine queues,
+	// Events does not.
+	Events   uint64
+	QueueOps uint64
 
 	Breakdown []Breakdown // per rank, with Options.Breakdown
 	Record    []OpRecord  // per op (global index), with Options.Record
@@ -86,10 +99,13 @@ type release struct{ rank, op int32 }
 // and the receiving rank in the low bits, so that the event loop knows the
 // receiver without loading the send's record. Sequence numbers stay below
 // 2^32: each op's start event and each send's arrival takes one, and
-// there are fewer than 2^31 ops.
+// there are fewer than 2^31 ops. keyWaited marks an event that waited
+// for a busy resource before (park.go); ranks stay below 2^30
+// (checkResources allows at most 2^31 clocks, three or more per rank).
 const (
 	keyArrival = 1 << 31
-	keyRank    = keyArrival - 1
+	keyWaited  = 1 << 30
+	keyRank    = keyWaited - 1
 )
 
 // rankRec is the state of one rank, one 64-byte cache line: the heads of
@@ -137,7 +153,10 @@ type engine struct {
 	batch    []release
 	scratch  []matchEntry // for explicit
 	now      int64        // time of the event being processed
-	events   uint64
+	events   uint64       // events taken from the queue, plus the implicit receives
+	waits    uint64       // events that found their resources busy, or their message in the network
+	wl       waitLists
+	putBack  bool // Options.putBack
 	done     int
 	implicit int // receives posted at time 0 and kept implicitly, not yet matched
 
@@ -258,7 +277,8 @@ func (p *Program) run(opt Options) (*Result, error) {
 // result gives the outcome of the run, in ns.
 func (e *engine) result(opt *Options) *Result {
 	p := e.p
-	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events, scale: e.scale}
+	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks),
+		Events: e.events - e.waits, QueueOps: e.events - uint64(p.implicit) + e.wl.pops, scale: e.scale}
 	for r := int32(0); r < int32(p.NumRanks); r++ {
 		var m int64
 		for c := int32(0); c < e.nc; c++ {
@@ -365,11 +385,19 @@ func newEngine(p *Program, opt Options) *engine {
 		e.ext = make([]int64, int64(p.NumRanks)*int64(e.stride))
 	}
 	e.useHeap = opt.Queue == HeapQueue
+	e.putBack = opt.putBack || putBackSwitch()
 	if !e.useHeap {
 		// Room in bucket 0 for an event per rank at one time, as
-		// symmetric schedules have, so that it seldom grows (leaving the
-		// outgrown arrays behind); pages never used take no memory.
-		e.radix.b0 = make([]event, 0, p.NumRanks)
+		// symmetric schedules have, and for the ops ready at time 0, so
+		// that it seldom grows (leaving the outgrown arrays behind);
+		// pages never used take no memory. Bucket 0 holds time 0 from
+		// the start, so that those ops go straight there.
+		ready := 0
+		for i := range p.start {
+			ready += int(p.start[i].ready)
+		}
+		e.radix.b0 = make([]event, 0, max(p.NumRanks, ready))
+		e.radix.lastx = math.MinInt64 // last = 0
 	}
 	e.posted.init()
 	e.unexpected.init()
@@ -686,6 +714,7 @@ func (e *engine) loop() {
 			panic(fmt.Sprintf("sim: clock went back from %d ns to %d ns", e.now, ev.time))
 		}
 		e.now = ev.time
+		w := e.waits
 		if ev.key&keyArrival != 0 {
 			e.arrival(ev)
 		} else {
@@ -697,6 +726,9 @@ func (e *engine) loop() {
 			case goal.Recv:
 				e.recv(ev)
 			}
+		}
+		if ev.key&keyWaited != 0 && e.waits == w {
+			e.unguard(ev)
 		}
 		e.flush()
 	}
@@ -775,8 +807,7 @@ func (e *engine) calc(ev event) {
 	c, _ := e.cpuNIC(ev.op)
 	cpu := e.clock(ev.rank, c)
 	if *cpu > ev.time {
-		ev.time = *cpu
-		e.push(ev)
+		e.wait(ev, *cpu)
 		return
 	}
 	d := int64(o.bytes())
@@ -811,8 +842,7 @@ func (e *engine) send(ev event) {
 	c, n := e.cpuNIC(ev.op)
 	cpu, nic := e.clock(ev.rank, c), e.clock(ev.rank, e.nc+n)
 	if free := max(*cpu, *nic); free > ev.time {
-		ev.time = free
-		e.push(ev)
+		e.wait(ev, free)
 		return
 	}
 	t := ev.time
@@ -883,12 +913,12 @@ func (e *engine) arrival(ev event) {
 	at := ev.time
 	if e.x != nil {
 		if at = e.deliver(ev); at == topology.Never {
+			e.waits++
 			return // parked in the network until it drains
 		}
 	}
 	if free := max(at, *cpu, *nic); free > ev.time {
-		ev.time = free
-		e.push(ev)
+		e.waitArrival(ev, at, free)
 		return
 	}
 	t := ev.time

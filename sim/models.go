@@ -551,6 +551,7 @@ func (e *engine) loopModels() {
 			panic(fmt.Sprintf("sim: clock went back from %d ns to %d ns", e.now, ev.time))
 		}
 		e.now = ev.time
+		w := e.waits
 		if ev.key&keyArrival != 0 {
 			e.arrivalModel(ev)
 		} else {
@@ -566,6 +567,9 @@ func (e *engine) loopModels() {
 					e.recv(ev)
 				}
 			}
+		}
+		if ev.key&keyWaited != 0 && e.waits == w {
+			e.unguard(ev)
 		}
 		e.flush()
 	}
@@ -754,8 +758,7 @@ func (e *engine) sendModel(ev event) {
 	c, n := e.cpuNIC(ev.op)
 	cpu, nic := e.clock(ev.rank, c), e.clock(ev.rank, e.nc+n)
 	if free := max(*cpu, *nic); free > ev.time {
-		ev.time = free
-		e.push(ev)
+		e.wait(ev, free)
 		return
 	}
 	t := ev.time
@@ -886,12 +889,12 @@ func (e *engine) arrivalModel(ev event) {
 	at := ev.time
 	if e.x != nil && (ph == phData || ph == phRdv) {
 		if at = e.deliver(ev); at == topology.Never {
+			e.waits++
 			return
 		}
 	}
 	if free := max(at, *cpu, *nic); free > ev.time {
-		ev.time = free
-		e.push(ev)
+		e.waitArrival(ev, at, free)
 		return
 	}
 	t := ev.time

@@ -145,7 +145,11 @@ type simReport struct {
 	MaxTime    int64   `json:"max_time_ns"`
 	MaxRank    int     `json:"max_rank"`
 	PerRank    []int64 `json:"per_rank_ns"`
-	Events     uint64  `json:"events"`
+	// Events are the events processed (op starts, message arrivals);
+	// QueueOps the events taken from the queues, retries included
+	// (sim.Result).
+	Events   uint64 `json:"events"`
+	QueueOps uint64 `json:"queue_ops"`
 
 	Noise        *noiseReport        `json:"noise,omitempty"`
 	Network      *networkReport      `json:"network,omitempty"`
@@ -278,7 +282,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	if o.JSON {
 		rep := simReport{Input: name, Format: format.String(), NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs,
 			NICs: p.NumNICs, Model: o.Model.name(), Params: o.Model.params(o.Params), GBandwidth: sim.FormatBandwidth(o.Params.GapPerByte), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
-			PerRank: res.PerRank, Events: res.Events, Noise: noiseRep, Network: netRep, Stream: o.Memory.report(p)}
+			PerRank: res.PerRank, Events: res.Events, QueueOps: res.QueueOps, Noise: noiseRep, Network: netRep, Stream: o.Memory.report(p)}
 		outs.fill(&rep)
 		if o.Timing {
 			ns := wall.Nanoseconds()
@@ -326,7 +330,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	netRep.text(w)
 	outs.text(w)
 	o.Memory.report(p).text(w)
-	fmt.Fprintf(w, "events:     %d\n", res.Events)
+	fmt.Fprintf(w, "events:     %d processed (op starts and message arrivals), %d queue operations\n", res.Events, res.QueueOps)
 	fmt.Fprintf(w, "wall time:  %d ns (%.0f events/s)\n", wall.Nanoseconds(), rate)
 	return nil
 }

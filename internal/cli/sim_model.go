@@ -61,8 +61,9 @@ type modelRow struct {
 	MaxRank  int        `json:"max_rank"`
 	MeanTime float64    `json:"mean_time_ns"`
 	// Ratio is MaxTime over LogGOPS's.
-	Ratio  float64 `json:"ratio_to_loggops"`
-	Events uint64  `json:"events"`
+	Ratio    float64 `json:"ratio_to_loggops"`
+	Events   uint64  `json:"events"`    // processed (sim.Result)
+	QueueOps uint64  `json:"queue_ops"` // taken from the queues, retries included
 }
 
 // modelsReport is the JSON result of `gopsim sim --model all --json`.
@@ -97,7 +98,7 @@ func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, input, f
 			sum += float64(t)
 		}
 		row := modelRow{Model: mod.String(), Params: base.ModelParams(mod), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
-			MeanTime: sum / float64(max(len(res.PerRank), 1)), Events: res.Events}
+			MeanTime: sum / float64(max(len(res.PerRank), 1)), Events: res.Events, QueueOps: res.QueueOps}
 		if len(rep.Models) > 0 && rep.Models[0].MaxTime > 0 {
 			row.Ratio = float64(row.MaxTime) / float64(rep.Models[0].MaxTime)
 		} else {
@@ -114,9 +115,9 @@ func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, input, f
 	fmt.Fprintf(bw, "schedule:   %s (%s, %d ranks, %d ops, %d CPU and %d NIC per rank)\n", input, format, p.NumRanks, p.NumOps(), p.NumCPUs, p.NumNICs)
 	fmt.Fprintf(bw, "params:     %s\n", base.ModelParams(sim.LogGOPS)) // the model sections below
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tmax_time_ns\tmax_rank\tmean_time_ns\tvs_loggops\tevents\t")
+	fmt.Fprintln(tw, "model\tmax_time_ns\tmax_rank\tmean_time_ns\tvs_loggops\tevents\tqueue_ops\t")
 	for _, r := range rep.Models {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%d\t\n", r.Model, r.MaxTime, r.MaxRank, r.MeanTime, r.Ratio, r.Events)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%d\t%d\t\n", r.Model, r.MaxTime, r.MaxRank, r.MeanTime, r.Ratio, r.Events, r.QueueOps)
 	}
 	tw.Flush()
 	for _, mod := range sim.Models() {
