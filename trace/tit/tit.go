@@ -109,11 +109,22 @@ type Trace struct {
 	nranks int
 	speed  float64
 	world  *trace.Comm
+	// lines holds a shared file's lines by rank, read in one pass by
+	// splitShared: OpenRank then reads its rank's lines alone, instead of
+	// the whole file (which made a conversion quadratic in the ranks).
+	lines []rankLines
 }
 
-// check reads every action once: a shared file in one pass, with a
-// state per rank, the files of an index one by one.
-func (t *Trace) check() error {
+// rankLines are one rank's lines of a shared file.
+type rankLines struct {
+	data []byte  // the lines, each ending in '\n'
+	nos  []int32 // their line numbers in the file
+}
+
+// check reads every action once: the files of an index one by one, a
+// shared file's lines (split by rank, order giving each line's rank) in
+// the file's order, with a state per rank.
+func (t *Trace) check(order []int32) error {
 	if !t.Shared {
 		for r := 0; r < t.nranks; r++ {
 			s, err := t.open(r)
@@ -128,34 +139,32 @@ func (t *Trace) check() error {
 		}
 		return nil
 	}
-	all, err := t.open(0)
-	if err != nil {
-		return err
+	return t.checkShared(order)
+}
+
+// checkShared reads a shared file's actions in the file's order (order
+// gives the rank of each line), so that the first bad line is reported.
+func (t *Trace) checkShared(order []int32) error {
+	ranks := make([]*titStream, t.nranks)
+	for r := range ranks {
+		s, err := t.open(r)
+		if err != nil {
+			return err
+		}
+		ranks[r] = s
 	}
-	defer all.Close()
-	ranks := map[int]*titStream{}
 	var c trace.Call
-	for {
-		fields, err := all.sc.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		r, err := all.sc.rank(fields)
-		if err != nil {
-			return err
-		}
+	for _, r := range order {
 		s := ranks[r]
-		if s == nil {
-			s = t.state(r, all.sc)
-			ranks[r] = s
+		fields, err := s.sc.next()
+		if err != nil {
+			return err // none: the lines were scanned once already
 		}
 		if _, err := s.action(fields[1], fields[2:], &c); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
 func drainTIT(s *titStream) error {
@@ -193,17 +202,16 @@ func OpenFS(fsys fs.FS, name string, opt Options) (*Trace, error) {
 		return nil, fmt.Errorf("trace: tit: host speed %v flop/s: must be positive", opt.HostSpeed)
 	}
 	t := &Trace{Path: name, fsys: fsys, speed: opt.HostSpeed}
+	var order []int32
 	index, err := titIndex(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	if index == nil {
 		t.Shared, t.names = true, []string{name}
-		n, err := t.scanShared()
-		if err != nil {
+		if order, err = t.splitShared(); err != nil {
 			return nil, err
 		}
-		t.nranks = n
 	} else {
 		t.names, t.nranks = index, len(index)
 	}
@@ -212,7 +220,7 @@ func OpenFS(fsys fs.FS, name string, opt Options) (*Trace, error) {
 	for i := range t.world.Members {
 		t.world.Members[i] = int32(i)
 	}
-	if err := t.check(); err != nil {
+	if err := t.check(order); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -268,43 +276,56 @@ func titIndex(fsys fs.FS, name string) ([]string, error) {
 	return files, nil
 }
 
-// scanShared returns the number of ranks of a shared file: the largest
-// rank plus one.
-func (t *Trace) scanShared() (int, error) {
+// splitShared reads a shared file once: it sets the number of ranks
+// (the largest rank plus one) and t.lines, and returns the rank of each
+// line in the file's order.
+func (t *Trace) splitShared() ([]int32, error) {
 	f, err := t.fsys.Open(t.names[0])
 	if err != nil {
-		return 0, fmt.Errorf("trace: tit: %w", err)
+		return nil, fmt.Errorf("trace: tit: %w", err)
 	}
 	defer f.Close()
 	sc := newTITScanner(f, t.names[0])
+	byRank := map[int]*rankLines{}
+	var order []int32
 	n := 0
-	seen := map[int]bool{}
 	for {
 		fields, err := sc.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		r, err := sc.rank(fields)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		n = max(n, r+1)
-		seen[r] = true
+		rl := byRank[r]
+		if rl == nil {
+			rl = &rankLines{}
+			byRank[r] = rl
+		}
+		rl.data = append(append(rl.data, sc.sc.Bytes()...), '\n')
+		rl.nos = append(rl.nos, int32(sc.line))
+		order = append(order, int32(r))
 	}
 	if n == 0 {
-		return 0, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: errors.New("tit: no actions")}
+		return nil, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: errors.New("tit: no actions")}
 	}
-	if len(seen) < n {
+	if len(byRank) < n {
 		for r := range n {
-			if !seen[r] {
-				return 0, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: fmt.Errorf("tit: rank %d has no actions, but rank %d has: a rank's lines are missing", r, n-1)}
+			if byRank[r] == nil {
+				return nil, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: fmt.Errorf("tit: rank %d has no actions, but rank %d has: a rank's lines are missing", r, n-1)}
 			}
 		}
 	}
-	return n, nil
+	t.nranks, t.lines = n, make([]rankLines, n)
+	for r, rl := range byRank {
+		t.lines[r] = *rl
+	}
+	return order, nil
 }
 
 // Detect reports whether path looks like a TIT trace or index: its first
@@ -362,10 +383,10 @@ func (t *Trace) open(r int) (*titStream, error) {
 	if r < 0 || r >= t.nranks {
 		return nil, fmt.Errorf("trace: tit: rank %d outside 0..%d", r, t.nranks-1)
 	}
-	name := t.names[0]
-	if !t.Shared {
-		name = t.names[r]
+	if t.Shared {
+		return t.openShared(r), nil
 	}
+	name := t.names[r]
 	f, err := t.fsys.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("trace: tit: %w", err)
@@ -380,6 +401,20 @@ func (t *Trace) open(r int) (*titStream, error) {
 	s := t.state(r, newTITScanner(f, file))
 	s.f = f
 	return s, nil
+}
+
+// openShared opens rank r's lines of a shared file, split by
+// splitShared.
+func (t *Trace) openShared(r int) *titStream {
+	file := t.names[0]
+	if len(t.Files) > 0 {
+		file = t.Files[0]
+	}
+	sc := newTITScanner(bytes.NewReader(t.lines[r].data), file)
+	sc.nos = t.lines[r].nos
+	s := t.state(r, sc)
+	s.f = io.NopCloser(nil)
+	return s
 }
 
 // state is a new stream of rank r's actions read by sc.
@@ -403,6 +438,10 @@ type titScanner struct {
 	file   string
 	line   int
 	fields []titField
+	// nos, for a rank's lines of a shared file, are their line numbers
+	// in the file.
+	nos  []int32
+	read int // lines read
 }
 
 func newTITScanner(r io.Reader, file string) *titScanner {
@@ -416,6 +455,9 @@ func newTITScanner(r io.Reader, file string) *titScanner {
 func (s *titScanner) next() ([]titField, error) {
 	for s.sc.Scan() {
 		s.line++
+		if s.read++; s.nos != nil && s.read <= len(s.nos) {
+			s.line = int(s.nos[s.read-1])
+		}
 		b := s.sc.Bytes()
 		s.fields = s.fields[:0]
 		for i := 0; i < len(b); {
@@ -562,7 +604,7 @@ type titReq struct {
 
 // titStream is one rank's actions as calls.
 type titStream struct {
-	f      fs.File
+	f      io.Closer
 	sc     *titScanner
 	rank   int32
 	nranks int32
