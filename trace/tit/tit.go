@@ -180,8 +180,10 @@ func drainTIT(s *titStream) error {
 	}
 }
 
-// Open opens the TIT trace at path, a shared trace file or an index
-// of per-rank files, and reads it once to check every line.
+// Open opens the TIT trace at path, a shared trace file, an index of
+// per-rank files (or of one line naming a shared file, as SimGrid takes
+// it), or a directory holding one index, and reads it once to check every
+// line.
 func Open(path string, opt Options) (*Trace, error) {
 	dir := filepath.Dir(path)
 	t, err := OpenFS(os.DirFS(dir), filepath.Base(path), opt)
@@ -202,10 +204,20 @@ func OpenFS(fsys fs.FS, name string, opt Options) (*Trace, error) {
 		return nil, fmt.Errorf("trace: tit: host speed %v flop/s: must be positive", opt.HostSpeed)
 	}
 	t := &Trace{Path: name, fsys: fsys, speed: opt.HostSpeed}
+	if st, err := fs.Stat(fsys, name); err == nil && st.IsDir() {
+		if name, err = findIndex(fsys, name); err != nil {
+			return nil, err
+		}
+	}
 	var order []int32
 	index, err := titIndex(fsys, name)
 	if err != nil {
 		return nil, err
+	}
+	if len(index) == 1 {
+		// SimGrid's convention: an index of one line names a shared file
+		// (of one rank or more).
+		name, index = index[0], nil
 	}
 	if index == nil {
 		t.Shared, t.names = true, []string{name}
@@ -330,19 +342,67 @@ func (t *Trace) splitShared() ([]int32, error) {
 
 // Detect reports whether path looks like a TIT trace or index: its first
 // line that is not blank or a comment is "RANK ACTION ..." with an action
-// of the format, or the name of a file that is one.
+// of the format, or the name of a file that is one; or path is a
+// directory holding such an index.
 func Detect(path string) bool {
 	fi, err := os.Stat(path)
-	if err != nil || fi.IsDir() {
-		return false
-	}
-	return sniffTIT(os.DirFS(filepath.Dir(path)), filepath.Base(path), true)
-}
-
-func sniffTIT(fsys fs.FS, name string, follow bool) bool {
-	f, err := fsys.Open(name)
 	if err != nil {
 		return false
+	}
+	if fi.IsDir() {
+		return len(indexFiles(os.DirFS(path), ".")) > 0
+	}
+	return sniffTIT(os.DirFS(filepath.Dir(path)), filepath.Base(path), true) != titNone
+}
+
+// findIndex returns the index file in directory dir of fsys: there must be
+// one.
+func findIndex(fsys fs.FS, dir string) (string, error) {
+	idx := indexFiles(fsys, dir)
+	switch len(idx) {
+	case 0:
+		return "", fmt.Errorf("trace: tit: %s: a directory without an index file (a file naming a trace file on each line): give the trace file", dir)
+	case 1:
+		return idx[0], nil
+	}
+	for i := range idx {
+		idx[i] = path.Base(idx[i])
+	}
+	return "", fmt.Errorf("trace: tit: %s: a directory with %d index files (%s): give one", dir, len(idx), strings.Join(idx, ", "))
+}
+
+// indexFiles lists the TIT index files directly in directory dir of fsys,
+// by name.
+func indexFiles(fsys fs.FS, dir string) []string {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if p := path.Join(dir, e.Name()); sniffTIT(fsys, p, true) == titIndexFile {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// What sniffTIT found.
+const (
+	titNone      = iota
+	titTraceFile // "RANK ACTION ..." lines
+	titIndexFile // a file naming a trace file on its first line
+)
+
+// sniffTIT tells from the first line that is not blank or a comment
+// whether name is a trace file or, with follow, an index naming one.
+func sniffTIT(fsys fs.FS, name string, follow bool) int {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return titNone
 	}
 	defer f.Close()
 	head := make([]byte, 4096)
@@ -355,22 +415,24 @@ func sniffTIT(fsys fs.FS, name string, follow bool) bool {
 		if len(w) == 1 && follow {
 			dir := path.Dir(name)
 			for _, c := range []string{path.Join(dir, w[0]), path.Join(dir, path.Base(w[0]))} {
-				if sniffTIT(fsys, c, false) {
-					return true
+				if sniffTIT(fsys, c, false) == titTraceFile {
+					return titIndexFile
 				}
 			}
-			return false
+			return titNone
 		}
 		if len(w) < 2 {
-			return false
+			return titNone
 		}
 		if _, err := strconv.Atoi(w[0]); err != nil {
-			return false
+			return titNone
 		}
-		_, ok := titActions[w[1]]
-		return ok
+		if _, ok := titActions[w[1]]; ok {
+			return titTraceFile
+		}
+		return titNone
 	}
-	return false
+	return titNone
 }
 
 // NumRanks is the number of ranks.
@@ -410,7 +472,10 @@ func (t *Trace) openShared(r int) *titStream {
 	if len(t.Files) > 0 {
 		file = t.Files[0]
 	}
-	sc := newTITScanner(bytes.NewReader(t.lines[r].data), file)
+	data := t.lines[r].data
+	// A buffer the size of the rank's lines, not 64 KiB: check holds
+	// every rank's stream at once (4,096 ranks: 256 MiB).
+	sc := newTITScannerSize(bytes.NewReader(data), file, min(len(data)+1, 64*1024))
 	sc.nos = t.lines[r].nos
 	s := t.state(r, sc)
 	s.f = io.NopCloser(nil)
@@ -445,8 +510,14 @@ type titScanner struct {
 }
 
 func newTITScanner(r io.Reader, file string) *titScanner {
+	return newTITScannerSize(r, file, 64*1024)
+}
+
+// newTITScannerSize is newTITScanner with a first buffer of size bytes
+// (it grows to 256 MiB, the longest line).
+func newTITScannerSize(r io.Reader, file string, size int) *titScanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 256<<20)
+	sc.Buffer(make([]byte, size), 256<<20)
 	return &titScanner{sc: sc, file: file}
 }
 
