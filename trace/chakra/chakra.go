@@ -54,7 +54,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"os"
 	"path/filepath"
@@ -64,8 +63,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gopsim/gopsim/trace"
+
 	"github.com/gopsim/gopsim/trace/internal/chakrapb"
-	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/encoding/protodelim"
 )
 
 // Options control the Chakra importer. The zero value fails on
@@ -350,30 +351,30 @@ func decodeChakra(name string, data []byte) (*chakraGraph, error) {
 	g := &chakraGraph{}
 	var meta chakrapb.GlobalMetadata
 	var n chakrapb.Node
-	for off, i := 0, 0; off < len(data); i++ {
-		l, k := binary.Uvarint(data[off:])
-		switch {
-		case k == 0:
-			return nil, fail(off, "message %d: length prefix cut short by the end of the file", i)
-		case k < 0 || l > 1<<31:
-			return nil, fail(off, "message %d: length prefix is not a valid length", i)
-		case l > uint64(len(data)-off-k):
-			return nil, fail(off, "message %d of %d bytes runs past the end of the file (%d bytes left): truncated?", i, l, len(data)-off-k)
-		}
-		msg := data[off+k : off+k+int(l)]
+	r := bytes.NewReader(data)
+	for i := 0; r.Len() > 0; i++ {
+		off := len(data) - r.Len()
+		// protodelim reads the varint length and the message; a message
+		// may not be longer than what is left of the file, so a damaged
+		// length never allocates more than the file's size. Against the
+		// hand-written framing it replaced (BenchmarkDecode, feeder test,
+		// 2026-11-27): same time within the noise (mean 210 against 230
+		// ms/op, 4 interleaved runs each), 15% more bytes allocated (23.3
+		// against 20.2 MB/op: a copy of each message).
+		opt := protodelim.UnmarshalOptions{MaxSize: int64(r.Len())}
+		var err error
 		if i == 0 {
-			if err := proto.Unmarshal(msg, &meta); err != nil {
-				return nil, fail(off, "message 0 (GlobalMetadata): %v", err)
-			}
+			err = opt.UnmarshalFrom(r, &meta)
 			g.version = meta.GetVersion()
 		} else {
 			n.Reset()
-			if err := proto.Unmarshal(msg, &n); err != nil {
-				return nil, fail(off, "message %d (Node): %v", i, err)
+			if err = opt.UnmarshalFrom(r, &n); err == nil {
+				g.nodes = append(g.nodes, newChakraNode(int64(off), &n))
 			}
-			g.nodes = append(g.nodes, newChakraNode(int64(off), &n))
 		}
-		off += k + int(l)
+		if err != nil {
+			return nil, fail(off, "%s", frameError(data[off:], i, err))
+		}
 	}
 	ids := make(map[uint64]int64, len(g.nodes))
 	for _, nd := range g.nodes {
@@ -383,6 +384,24 @@ func decodeChakra(name string, data []byte) (*chakraGraph, error) {
 		ids[nd.id] = nd.off
 	}
 	return g, nil
+}
+
+// frameError says what is wrong with message i, at the start of rest,
+// whose reading failed with err: its length prefix (protodelim's framing
+// errors, explained from the bytes) or its content.
+func frameError(rest []byte, i int, err error) string {
+	l, k := binary.Uvarint(rest)
+	switch {
+	case k == 0:
+		return fmt.Sprintf("message %d: length prefix cut short by the end of the file", i)
+	case k < 0 || l > 1<<31:
+		return fmt.Sprintf("message %d: length prefix is not a valid length", i)
+	case l > uint64(len(rest)-k):
+		return fmt.Sprintf("message %d of %d bytes runs past the end of the file (%d bytes left): truncated?", i, l, len(rest)-k)
+	case i == 0:
+		return fmt.Sprintf("message 0 (GlobalMetadata): %v", err)
+	}
+	return fmt.Sprintf("message %d (Node): %v", i, err)
 }
 
 func newChakraNode(off int64, n *chakrapb.Node) chakraNode {
