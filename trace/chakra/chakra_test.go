@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/trace"
 	"github.com/gopsim/gopsim/trace/internal/chakrapb"
 	"google.golang.org/protobuf/proto"
 )

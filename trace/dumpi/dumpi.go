@@ -85,10 +85,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // ErrDumpi is what errors about malformed DUMPI files unwrap to (with

@@ -29,7 +29,6 @@ package dumpi
 import (
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"io/fs"
 	"os"
@@ -40,6 +39,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // Options control the DUMPI importer.

@@ -77,7 +77,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"io/fs"
 	"math"
@@ -86,6 +85,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // Options control the TIT importer.
