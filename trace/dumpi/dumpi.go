@@ -572,6 +572,22 @@ func (d *Records) Next(r *Record) error {
 	case fn == dumpiFuncEnter || fn == dumpiFuncExit:
 		layout = dumpiAddrLayout
 	}
+	d.header(r)
+	if fn == 40 && !dumpiHave(d.f.Version, 0, 6, 9) || fn == 105 && !dumpiHave(d.f.Version, 0, 6, 8) {
+		return d.fail(at, "%s records of DUMPI %d.%d.%d are not supported", FuncName(fn), d.f.Version[0], d.f.Version[1], d.f.Version[2])
+	}
+	if err := d.args(r, layout); err != nil {
+		return err
+	}
+	if d.off > d.f.header {
+		return d.fail(at, "record of %s runs into the header at byte %d", FuncName(fn), d.f.header)
+	}
+	return nil
+}
+
+// header reads a record's mask and what it says the record holds: the
+// thread, the CPU and wall times, the performance counters.
+func (d *Records) header(r *Record) {
 	r.Mask = d.u8()
 	if r.Mask&(1<<6) != 0 {
 		r.Thread = d.u16()
@@ -588,9 +604,11 @@ func (d *Records) Next(r *Record) error {
 			r.Perf = append(r.Perf, [2]uint64{d.u64(), d.u64()})
 		}
 	}
-	if fn == 40 && !dumpiHave(d.f.Version, 0, 6, 9) || fn == 105 && !dumpiHave(d.f.Version, 0, 6, 8) {
-		return d.fail(at, "%s records of DUMPI %d.%d.%d are not supported", FuncName(fn), d.f.Version[0], d.f.Version[1], d.f.Version[2])
-	}
+}
+
+// args reads a record's arguments in layout; those only the root has are
+// absent at other ranks.
+func (d *Records) args(r *Record, layout []dumpiField) error {
 	var commrank, root int64
 	for _, fd := range layout {
 		a := Arg{Name: fd.name, Present: true}
@@ -600,79 +618,8 @@ func (d *Records) Next(r *Record) error {
 			r.Args = append(r.Args, a)
 			continue
 		}
-		switch fd.kind {
-		case 'i':
-			a.Kind, a.Int = ArgInt, int64(int32(d.u32()))
-		case 'h':
-			a.Kind, a.Int = ArgInt, int64(int16(d.u16()))
-		case 'b':
-			a.Kind, a.Int = ArgInt, int64(d.u8())
-		case 'l':
-			a.Kind, a.Int = ArgInt, int64(d.u64())
-		case 'I', 'H', 'B':
-			a.Kind = ArgInts
-			n := d.count(fd.name)
-			for range n {
-				switch fd.kind {
-				case 'I':
-					a.Ints = append(a.Ints, int64(int32(d.u32())))
-				case 'H':
-					a.Ints = append(a.Ints, int64(int16(d.u16())))
-				default:
-					a.Ints = append(a.Ints, int64(d.u8()))
-				}
-			}
-		case 'J':
-			a.Kind = ArgInts2
-			n := d.count(fd.name)
-			for range n {
-				m := d.count(fd.name)
-				row := make([]int64, m)
-				for k := range row {
-					row[k] = int64(int32(d.u32()))
-				}
-				a.Rows = append(a.Rows, row)
-			}
-		case 'c':
-			a.Kind = ArgString
-			a.Strs = append(a.Strs, d.str(fd.name))
-		case 'C', 'A':
-			a.Kind = ArgStrings
-			var n int
-			if fd.kind == 'A' {
-				// argv: as many strings as argc says, without a count.
-				n = int(r.int("argc"))
-				if n < 0 || int64(n) > d.f.header-d.off {
-					return d.fail(d.off, "argc %d", n)
-				}
-			} else {
-				n = d.count(fd.name)
-			}
-			for range n {
-				a.Strs = append(a.Strs, d.str(fd.name))
-			}
-		case 'D':
-			a.Kind = ArgStrings2
-			n := d.count(fd.name)
-			for range n {
-				m := d.count(fd.name)
-				a.Rows = append(a.Rows, []int64{int64(m)})
-				for range m {
-					a.Strs = append(a.Strs, d.str(fd.name))
-				}
-			}
-		case 'S':
-			a.Kind = ArgStatuses
-			if r.Mask&3 != 0 {
-				n := d.count(fd.name)
-				for range n {
-					var st Status
-					st.Bytes, st.Source = int32(d.u32()), int32(d.u32())
-					st.Cancelled, st.Error = d.u8(), d.u8()
-					st.Tag = int32(d.u32())
-					a.Statuses = append(a.Statuses, st)
-				}
-			}
+		if err := d.arg(r, fd, &a); err != nil {
+			return err
 		}
 		if d.err != nil {
 			return d.err
@@ -685,13 +632,102 @@ func (d *Records) Next(r *Record) error {
 		}
 		r.Args = append(r.Args, a)
 	}
-	if d.err != nil {
-		return d.err
-	}
-	if d.off > d.f.header {
-		return d.fail(at, "record of %s runs into the header at byte %d", FuncName(fn), d.f.header)
+	return d.err
+}
+
+// arg reads the value of argument a, of field fd, of record r.
+func (d *Records) arg(r *Record, fd dumpiField, a *Arg) error {
+	switch fd.kind {
+	case 'i':
+		a.Kind, a.Int = ArgInt, int64(int32(d.u32()))
+	case 'h':
+		a.Kind, a.Int = ArgInt, int64(int16(d.u16()))
+	case 'b':
+		a.Kind, a.Int = ArgInt, int64(d.u8())
+	case 'l':
+		a.Kind, a.Int = ArgInt, int64(d.u64())
+	case 'I', 'H', 'B':
+		a.Kind = ArgInts
+		d.ints(fd, a)
+	case 'J':
+		a.Kind = ArgInts2
+		n := d.count(fd.name)
+		for range n {
+			m := d.count(fd.name)
+			row := make([]int64, m)
+			for k := range row {
+				row[k] = int64(int32(d.u32()))
+			}
+			a.Rows = append(a.Rows, row)
+		}
+	case 'c':
+		a.Kind = ArgString
+		a.Strs = append(a.Strs, d.str(fd.name))
+	case 'C', 'A':
+		a.Kind = ArgStrings
+		return d.strs(r, fd, a)
+	case 'D':
+		a.Kind = ArgStrings2
+		n := d.count(fd.name)
+		for range n {
+			m := d.count(fd.name)
+			a.Rows = append(a.Rows, []int64{int64(m)})
+			for range m {
+				a.Strs = append(a.Strs, d.str(fd.name))
+			}
+		}
+	case 'S':
+		a.Kind = ArgStatuses
+		if r.Mask&3 != 0 {
+			d.statuses(fd, a)
+		}
 	}
 	return nil
+}
+
+// ints reads an array of i32, i16 or u8 values (kind I, H, B).
+func (d *Records) ints(fd dumpiField, a *Arg) {
+	n := d.count(fd.name)
+	for range n {
+		switch fd.kind {
+		case 'I':
+			a.Ints = append(a.Ints, int64(int32(d.u32())))
+		case 'H':
+			a.Ints = append(a.Ints, int64(int16(d.u16())))
+		default:
+			a.Ints = append(a.Ints, int64(d.u8()))
+		}
+	}
+}
+
+// strs reads an array of strings: counted (C), or argv (A), as many as
+// the record's argc says.
+func (d *Records) strs(r *Record, fd dumpiField, a *Arg) error {
+	var n int
+	if fd.kind == 'A' {
+		n = int(r.int("argc"))
+		if n < 0 || int64(n) > d.f.header-d.off {
+			return d.fail(d.off, "argc %d", n)
+		}
+	} else {
+		n = d.count(fd.name)
+	}
+	for range n {
+		a.Strs = append(a.Strs, d.str(fd.name))
+	}
+	return nil
+}
+
+// statuses reads an array of MPI_Status.
+func (d *Records) statuses(fd dumpiField, a *Arg) {
+	n := d.count(fd.name)
+	for range n {
+		var st Status
+		st.Bytes, st.Source = int32(d.u32()), int32(d.u32())
+		st.Cancelled, st.Error = d.u8(), d.u8()
+		st.Tag = int32(d.u32())
+		a.Statuses = append(a.Statuses, st)
+	}
 }
 
 func dumpiKindOf(k byte) ArgKind {
