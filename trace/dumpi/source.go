@@ -621,37 +621,58 @@ func (st *dumpiState) record(rec *Record) error {
 		return nil // entry to or exit from a user function
 	}
 	if why, ok := dumpiUnsupported[name]; ok {
-		st.skipped[name+" ("+why+")"]++
-		// The intercommunicator it makes has no members the converter
-		// could use.
-		arg := map[string]string{"MPI_Comm_get_parent": "parent", "MPI_Comm_join": "comm"}[name]
-		if arg == "" {
-			arg = "newcomm"
-		}
-		if a := rec.Arg(arg); a != nil && why == "intercommunicators and dynamic processes" && a.Int > 3 {
-			st.comms[a.Int] = int32(len(st.specs))
-			st.specs = append(st.specs, trace.CommSpec{Origin: trace.OriginUnknown, Idx: -1, Size: -1, Why: "an intercommunicator (" + name + ")"})
-		}
+		st.unsupported(rec, name, why)
 		return nil
 	}
 	if pf, ok := dumpiStartFunc[name]; ok {
 		return st.persistInit(rec, pf)
 	}
+	if done, err := st.local(rec, name, start, end); done {
+		return err
+	}
+	fn, ok := dumpiFuncOf[name]
+	if !ok {
+		return nil // a call without communication: its time is computation
+	}
+	c := trace.NewCall(fn, start, end)
+	if done, err := st.control(rec, &c); done {
+		return err
+	}
+	return st.onComm(rec, &c, name)
+}
+
+// unsupported counts a call the converter cannot model; the
+// intercommunicator it makes, if any, is an unknown communicator.
+func (st *dumpiState) unsupported(rec *Record, name, why string) {
+	st.skipped[name+" ("+why+")"]++
+	// The intercommunicator it makes has no members the converter
+	// could use.
+	arg := map[string]string{"MPI_Comm_get_parent": "parent", "MPI_Comm_join": "comm"}[name]
+	if arg == "" {
+		arg = "newcomm"
+	}
+	if a := rec.Arg(arg); a != nil && why == "intercommunicators and dynamic processes" && a.Int > 3 {
+		st.comms[a.Int] = int32(len(st.specs))
+		st.specs = append(st.specs, trace.CommSpec{Origin: trace.OriginUnknown, Idx: -1, Size: -1, Why: "an intercommunicator (" + name + ")"})
+	}
+}
+
+// local handles the calls that start persistent requests or keep the
+// rank's books (groups, the world's size); done says whether rec was one.
+func (st *dumpiState) local(rec *Record, name string, start, end int64) (done bool, err error) {
 	switch name {
 	case "MPI_Start":
-		return st.start(rec, start, end, []int64{rec.int("request")})
+		return true, st.start(rec, start, end, []int64{rec.int("request")})
 	case "MPI_Startall":
-		return st.start(rec, start, end, rec.ints("requests"))
+		return true, st.start(rec, start, end, rec.ints("requests"))
 	case "MPI_Comm_group":
 		st.groups[rec.int("group")] = &dumpiGroup{op: 'c', base: st.comm(rec.int("comm"))}
-		return nil
 	case "MPI_Group_incl", "MPI_Group_excl":
 		op := byte('i')
 		if name == "MPI_Group_excl" {
 			op = 'e'
 		}
 		st.groups[rec.int("newgroup")] = &dumpiGroup{op: op, a: st.group(rec.int("group")), ranks: slices.Clone(rec.ints("ranks"))}
-		return nil
 	case "MPI_Group_range_incl", "MPI_Group_range_excl":
 		op := byte('i')
 		if name == "MPI_Group_range_excl" {
@@ -660,58 +681,59 @@ func (st *dumpiState) record(rec *Record) error {
 		g := st.group(rec.int("group"))
 		ranks, err := dumpiRanges(rec.Arg("ranges"))
 		if err != nil {
-			return st.errf(rec, "%v", err)
+			return true, st.errf(rec, "%v", err)
 		}
 		st.groups[rec.int("newgroup")] = &dumpiGroup{op: op, a: g, ranks: ranks}
-		return nil
 	case "MPI_Group_union", "MPI_Group_intersection", "MPI_Group_difference":
 		op := map[string]byte{"MPI_Group_union": 'u', "MPI_Group_intersection": 'n', "MPI_Group_difference": 'd'}[name]
 		st.groups[rec.int("newgroup")] = &dumpiGroup{op: op, a: st.group(rec.int("group1")), b: st.group(rec.int("group2"))}
-		return nil
 	case "MPI_Group_free":
 		delete(st.groups, rec.int("group"))
-		return nil
 	case "MPI_Comm_size":
 		if rec.int("comm") == 2 && rec.int("size") != int64(st.nranks) {
-			return st.errf(rec, "MPI_COMM_WORLD has %d ranks, but the trace has files for %d", rec.int("size"), st.nranks)
+			return true, st.errf(rec, "MPI_COMM_WORLD has %d ranks, but the trace has files for %d", rec.int("size"), st.nranks)
 		}
-		return nil
+	default:
+		return false, nil
 	}
-	fn, ok := dumpiFuncOf[name]
-	if !ok {
-		return nil // a call without communication: its time is computation
-	}
-	c := trace.NewCall(fn, start, end)
-	switch fn.Class() {
+	return true, nil
+}
+
+// control handles the calls that are not communication on a
+// communicator (init, finalize, abort, communicator creation and release,
+// completions, cancels); done says whether c was one.
+func (st *dumpiState) control(rec *Record, c *trace.Call) (done bool, err error) {
+	switch c.Func.Class() {
 	case trace.ClassInit, trace.ClassFinalize:
-		st.out = append(st.out, c)
-		return nil
 	case trace.ClassAbort:
 		c.Comm = st.agreed(st.comm(rec.int("comm")))
-		st.out = append(st.out, c)
-		return nil
 	case trace.ClassCommNew:
-		return st.commNew(rec, &c)
+		return true, st.commNew(rec, c)
 	case trace.ClassCommFree:
 		li := st.comm(rec.int("comm"))
 		c.Comm = st.agreed(li)
 		delete(st.comms, rec.int("comm"))
-		st.out = append(st.out, c)
-		return nil
 	case trace.ClassWait, trace.ClassTest:
-		return st.complete(rec, &c)
+		return true, st.complete(rec, c)
 	case trace.ClassCancel, trace.ClassRequestFree:
 		h := rec.int("request")
 		if q := st.reqs[h]; q != nil {
 			c.Request = q.id
-			if fn == trace.FuncRequestFree {
+			if c.Func == trace.FuncRequestFree {
 				delete(st.reqs, h)
 			}
 		}
-		st.out = append(st.out, c)
-		return nil
+	default:
+		return false, nil
 	}
-	// Calls on a communicator.
+	st.out = append(st.out, *c)
+	return true, nil
+}
+
+// onComm handles a collective or point-to-point call on a communicator:
+// in the first pass it counts the communicator's use, in the second it
+// skips calls on communicators left unresolved.
+func (st *dumpiState) onComm(rec *Record, c *trace.Call, name string) error {
 	li := st.comm(rec.int("comm"))
 	if st.table == nil {
 		u := st.usage[li]
@@ -737,14 +759,14 @@ func (st *dumpiState) record(rec *Record) error {
 		}
 		c.Comm, size = cm.ID, int32(cm.Size())
 	}
-	if fn.Class() == trace.ClassCollective {
-		if err := st.collective(rec, &c, size); err != nil {
+	if c.Func.Class() == trace.ClassCollective {
+		if err := st.collective(rec, c, size); err != nil {
 			return err
 		}
-		st.out = append(st.out, c)
+		st.out = append(st.out, *c)
 		return nil
 	}
-	return st.p2pCall(rec, &c, li, cm)
+	return st.p2pCall(rec, c, li, cm)
 }
 
 // agreed is communicator li's agreed id in the second pass, or None.
