@@ -107,86 +107,119 @@ func OpenFS(fsys fs.FS, name string, opt Options) (*Trace, error) {
 
 // find sets the rank files.
 func (d *Trace) find(name string) error {
-	dir, prefix, meta := ".", "", ""
+	dir, prefix, meta, err := d.locate(name)
+	if err != nil {
+		return err
+	}
+	numprocs := -1
+	if meta != "" {
+		if prefix, numprocs, err = d.readMeta(meta); err != nil {
+			return err
+		}
+	}
+	return d.rankFiles(dir, prefix, numprocs)
+}
+
+// locate finds what name (a .meta file, a .bin file, or "" for the root
+// directory) names: the directory, and the .meta file or the files'
+// prefix.
+func (d *Trace) locate(name string) (dir, prefix, meta string, err error) {
+	dir = "."
 	switch {
 	case name == "":
-		ents, err := fs.ReadDir(d.fsys, ".")
-		if err != nil {
-			return fmt.Errorf("trace: dumpi: %w", err)
-		}
-		var metas []string
-		prefixes := map[string]bool{}
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".meta") && !e.IsDir() {
-				metas = append(metas, e.Name())
-			}
-			if m := dumpiBinRE.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
-				prefixes[m[1]] = true
-			}
-		}
-		switch {
-		case len(metas) == 1:
-			meta = metas[0]
-		case len(metas) > 1:
-			return fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one's .meta file", strings.Join(metas, ", "))
-		case len(prefixes) == 1:
-			for p := range prefixes {
-				prefix = p
-			}
-		case len(prefixes) == 0:
-			return errors.New("trace: dumpi: no DUMPI files (PREFIX.meta, PREFIX-NNNN.bin) in the directory")
-		default:
-			var ps []string
-			for p := range prefixes {
-				ps = append(ps, p)
-			}
-			sort.Strings(ps)
-			return fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one", strings.Join(ps, ", "))
-		}
+		prefix, meta, err = d.locateInRoot()
 	case strings.HasSuffix(name, ".meta"):
 		dir, meta = path.Dir(name), name
 	default:
 		dir = path.Dir(name)
 		m := dumpiBinRE.FindStringSubmatch(path.Base(name))
 		if m == nil {
-			return fmt.Errorf("trace: dumpi: %s: expected PREFIX.meta or PREFIX-NNNN.bin", name)
+			return "", "", "", fmt.Errorf("trace: dumpi: %s: expected PREFIX.meta or PREFIX-NNNN.bin", name)
 		}
 		prefix = m[1]
 		if _, err := fs.Stat(d.fsys, path.Join(dir, prefix+".meta")); err == nil {
 			meta = path.Join(dir, prefix+".meta")
 		}
 	}
-	numprocs := -1
-	if meta != "" {
-		data, err := fs.ReadFile(d.fsys, meta)
-		if err != nil {
-			return fmt.Errorf("trace: dumpi: %w", err)
+	return dir, prefix, meta, err
+}
+
+// locateInRoot finds the one trace in the root directory: its .meta file,
+// or without one the prefix of its .bin files.
+func (d *Trace) locateInRoot() (prefix, meta string, err error) {
+	ents, err := fs.ReadDir(d.fsys, ".")
+	if err != nil {
+		return "", "", fmt.Errorf("trace: dumpi: %w", err)
+	}
+	var metas []string
+	prefixes := map[string]bool{}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".meta") && !e.IsDir() {
+			metas = append(metas, e.Name())
 		}
-		d.Meta = map[string]string{}
-		for i, line := range strings.Split(string(data), "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" {
-				continue
-			}
-			k, v, ok := strings.Cut(line, "=")
-			if !ok {
-				return &trace.TextFormatError{File: meta, Line: i + 1, Err: errors.New("dumpi: expected key=value")}
-			}
-			d.Meta[k] = v
-		}
-		prefix = d.Meta["fileprefix"]
-		if prefix == "" {
-			prefix = strings.TrimSuffix(path.Base(meta), ".meta")
-		}
-		prefix = path.Base(prefix)
-		if v, ok := d.Meta["numprocs"]; ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 || n > 1<<22 {
-				return fmt.Errorf("trace: dumpi: %s: numprocs=%s", meta, v)
-			}
-			numprocs = n
+		if m := dumpiBinRE.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
+			prefixes[m[1]] = true
 		}
 	}
+	switch {
+	case len(metas) == 1:
+		return "", metas[0], nil
+	case len(metas) > 1:
+		return "", "", fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one's .meta file", strings.Join(metas, ", "))
+	case len(prefixes) == 1:
+		for p := range prefixes {
+			prefix = p
+		}
+		return prefix, "", nil
+	case len(prefixes) == 0:
+		return "", "", errors.New("trace: dumpi: no DUMPI files (PREFIX.meta, PREFIX-NNNN.bin) in the directory")
+	}
+	var ps []string
+	for p := range prefixes {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return "", "", fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one", strings.Join(ps, ", "))
+}
+
+// readMeta reads the .meta file into d.Meta and returns the files'
+// prefix and numprocs (-1 if not given).
+func (d *Trace) readMeta(meta string) (prefix string, numprocs int, err error) {
+	numprocs = -1
+	data, err := fs.ReadFile(d.fsys, meta)
+	if err != nil {
+		return "", 0, fmt.Errorf("trace: dumpi: %w", err)
+	}
+	d.Meta = map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return "", 0, &trace.TextFormatError{File: meta, Line: i + 1, Err: errors.New("dumpi: expected key=value")}
+		}
+		d.Meta[k] = v
+	}
+	prefix = d.Meta["fileprefix"]
+	if prefix == "" {
+		prefix = strings.TrimSuffix(path.Base(meta), ".meta")
+	}
+	prefix = path.Base(prefix)
+	if v, ok := d.Meta["numprocs"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 1<<22 {
+			return "", 0, fmt.Errorf("trace: dumpi: %s: numprocs=%s", meta, v)
+		}
+		numprocs = n
+	}
+	return prefix, numprocs, nil
+}
+
+// rankFiles sets d.names to the files PREFIX-NNNN.bin in dir, one per
+// rank of numprocs (or up to the highest rank found, for -1).
+func (d *Trace) rankFiles(dir, prefix string, numprocs int) error {
 	ents, err := fs.ReadDir(d.fsys, dir)
 	if err != nil {
 		return fmt.Errorf("trace: dumpi: %w", err)
