@@ -330,11 +330,35 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 	if s.err != nil || string(magic) != string(Magic) {
 		return nil, dumpiErr(name, 0, "not a DUMPI file (no magic %x)", Magic)
 	}
-	// The index, from the end: the magic, then the optional entries
-	// (sizes, addresses, perf labels: newer files have more of them), then
-	// header, stream, footer and keyvals.
-	const entries = 7      // sizes, addresses, perf labels, header, stream, footer, keyvals
-	var idx [entries]int64 // by entry, 0 if absent
+	idx, err := readIndex(s, name, size)
+	if err != nil {
+		return nil, err
+	}
+	f.header, f.stream = idx[3], idx[4]
+	if err := f.readHeader(s); err != nil {
+		return nil, err
+	}
+	if err := f.readSections(s, idx); err != nil {
+		return nil, err
+	}
+	s.off = f.stream
+	f.cpuBias, f.wallBias = int32(s.u32()), int32(s.u32())
+	if s.err != nil {
+		return nil, s.err
+	}
+	return f, nil
+}
+
+// dumpiEntries are the index's entries: sizes, addresses, perf labels,
+// header, stream, footer, keyvals.
+const dumpiEntries = 7
+
+// readIndex reads the index at the end of the file: the magic, then the
+// optional entries (sizes, addresses, perf labels: newer files have more
+// of them), then header, stream, footer and keyvals. An absent entry is
+// 0.
+func readIndex(s *dumpiSection, name string, size int64) ([dumpiEntries]int64, error) {
+	var idx [dumpiEntries]int64
 	found := false
 	for opt := 3; opt >= 0 && !found; opt-- {
 		at := size - 8*int64(1+4+opt)
@@ -346,29 +370,33 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 			continue
 		}
 		found = true
-		for i := 3 - opt; i < entries; i++ {
+		for i := 3 - opt; i < dumpiEntries; i++ {
 			idx[i] = int64(s.u64())
 		}
 	}
 	if s.err != nil {
-		return nil, s.err
+		return idx, s.err
 	}
 	if !found {
-		return nil, dumpiErr(name, max(size-40, 0), "no index at the end of the file (its magic is missing): truncated file?")
+		return idx, dumpiErr(name, max(size-40, 0), "no index at the end of the file (its magic is missing): truncated file?")
 	}
 	for i, o := range idx {
 		if o < 0 || o >= size || (i == 3 || i == 4) && o < 8 {
-			return nil, dumpiErr(name, size-8*int64(entries-i), "index entry %d: offset %d outside the file (%d bytes)", i, o, size)
+			return idx, dumpiErr(name, size-8*int64(dumpiEntries-i), "index entry %d: offset %d outside the file (%d bytes)", i, o, size)
 		}
 	}
-	f.header, f.stream = idx[3], idx[4]
-	// Header.
+	return idx, nil
+}
+
+// readHeader reads the header: version, start time, host and user names,
+// mesh coordinates.
+func (f *File) readHeader(s *dumpiSection) error {
 	s.off = f.header
 	for i := range f.Version {
 		f.Version[i] = s.u8()
 	}
 	if s.err == nil && !dumpiVersionOK(f.Version) {
-		return nil, dumpiErr(name, f.header, "version %d.%d.%d: this reader reads %d.%d.%d to %d.x",
+		return dumpiErr(f.Name, f.header, "version %d.%d.%d: this reader reads %d.%d.%d to %d.x",
 			f.Version[0], f.Version[1], f.Version[2], MinVersion[0], MinVersion[1], MinVersion[2], MaxMajor)
 	}
 	f.StartTime = s.u64()
@@ -383,11 +411,18 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 			f.MeshSize = append(f.MeshSize, int32(s.u32()))
 		}
 	}
-	// Footer.
+	return nil
+}
+
+// readSections reads the sections the index names besides header and
+// stream: footer (call counts), keyvals, counter labels, datatype sizes,
+// function addresses.
+func (f *File) readSections(s *dumpiSection, idx [dumpiEntries]int64) error {
+	size := f.size
 	if idx[5] > 0 {
 		s.off = idx[5]
 		if s.u64() != dumpiFootMagic && s.err == nil {
-			return nil, dumpiErr(name, idx[5], "footer without its magic %#x", dumpiFootMagic)
+			return dumpiErr(f.Name, idx[5], "footer without its magic %#x", dumpiFootMagic)
 		}
 		f.CallCount, f.IgnoredCount = make([]uint32, NumFuncs+1), make([]uint32, NumFuncs+1)
 		for i := range f.CallCount {
@@ -426,12 +461,7 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 			f.FuncAddrs = append(f.FuncAddrs, FuncAddr{Addr: s.u64(), Name: s.name()})
 		}
 	}
-	s.off = f.stream
-	f.cpuBias, f.wallBias = int32(s.u32()), int32(s.u32())
-	if s.err != nil {
-		return nil, s.err
-	}
-	return f, nil
+	return nil
 }
 
 func dumpiVersionOK(v [3]uint8) bool {
