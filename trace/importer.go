@@ -8,12 +8,13 @@ package trace
 
 import (
 	"fmt"
-	"github.com/gopsim/gopsim/collective"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gopsim/gopsim/collective"
 )
 
 // DiskFS turns a path given on the command line into what the importers'

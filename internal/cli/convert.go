@@ -190,7 +190,8 @@ time-independent trace. IN is one of (--from, or detected):
   liballprof  a liballprof (LogGOPSim Schedgen) trace: the directory of its
               rank files, or one of them (pmpi-trace-rank-0.txt)
   tit         a SimGrid time-independent trace: a shared file of
-              "RANK ACTION ARGS" lines, or an index naming one file per rank
+              "RANK ACTION ARGS" lines, an index naming one file per rank (or
+              one shared file), or the directory holding the index
   dumpi       a DUMPI trace: its .meta file, a .bin file, or their directory
   chakra      a Chakra execution trace: the directory of its PREFIX.RANK.et
               files, one of them, or the prefix

@@ -108,6 +108,8 @@ func TestConvertImported(t *testing.T) {
 		{"liballprof MPICH", []string{"--from", "liballprof", "--mpi", "mpich", td + "liballprof/testdata/bcast-4"}, "mpich's constants"},
 		{"tit shared", []string{td + "tit/testdata/simgrid-replay-examples/actions_barrier.txt"}, "tit: 3 ranks in one shared file, compute at 1e+09 flop/s"},
 		{"tit index", []string{"--from", "tit", td + "tit/testdata/simgrid-replay-examples/split_traces"}, "tit: 2 ranks in an index of 2 files"},
+		{"tit directory", []string{td + "tit/testdata/simgrid-replay-examples"}, "tit: 2 ranks in an index of 2 files"},
+		{"tit directory, format given", []string{"--from", "tit", td + "tit/testdata/simgrid-replay-examples"}, "tit: 2 ranks in an index of 2 files"},
 		{"dumpi directory", []string{td + "dumpi/testdata/sstmacro-testbgp-7"}, "dumpi trace " + td + "dumpi/testdata/sstmacro-testbgp-7: 7 ranks"},
 		{"dumpi meta", []string{td + "dumpi/testdata/sstmacro-testtrace-4/testtrace.meta"}, "MPI_Allreduce"},
 		{"dumpi file", []string{td + "dumpi/testdata/sstmacro-testtrace-4/testtrace-0002.bin"}, "4 ranks"},

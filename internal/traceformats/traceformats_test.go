@@ -29,6 +29,7 @@ func TestDetect(t *testing.T) {
 		{"../../trace/liballprof/testdata/sphot-4/htor-coll-rank-2.dat", "liballprof"},
 		{"../../trace/tit/testdata/simgrid-replay-examples/actions_allreduce.txt", "tit"},
 		{"../../trace/tit/testdata/titwrite/tiny.tit", "tit"},
+		{"../../trace/tit/testdata/simgrid-replay-examples", "tit"},
 		{"../../trace/chakra/testdata/astrasim-allreduce-16npus-1MB", "chakra"},
 		{"../../trace/chakra/testdata/astrasim-allreduce-16npus-1MB/all_reduce.3.et", "chakra"},
 		{"../../trace/chakra/testdata/astrasim-allreduce-16npus-1MB/all_reduce", "chakra"},

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/trace"
 	"github.com/gopsim/gopsim/trace/internal/chakrapb"
 	"google.golang.org/protobuf/proto"
 )
@@ -277,6 +277,9 @@ func TestChakraErrors(t *testing.T) {
 		{"cut prefix", append(append([]byte{}, good...), 0x80), fmt.Sprintf("byte %d: trace: malformed Chakra execution trace: message 3: length prefix cut short", len(good))},
 		{"bad node", append(append([]byte{}, good...), 2, 0x08, 0x80), fmt.Sprintf("byte %d: trace: malformed Chakra execution trace: message 3 (Node): ", len(good))},
 		{"bad gzip", []byte{0x1f, 0x8b, 0, 0}, "byte 0: trace: malformed Chakra execution trace: gzip"},
+		// A length of 1 GiB in a small file: an error, not a 1 GiB buffer.
+		{"length past the end", append(append([]byte{}, good...), 0x80, 0x80, 0x80, 0x80, 0x04, 1, 2), fmt.Sprintf("byte %d: trace: malformed Chakra execution trace: message 3 of 1073741824 bytes runs past the end of the file (2 bytes left): truncated?", len(good))},
+		{"bad metadata", []byte{2, 0x0a, 0x80}, "byte 0: trace: malformed Chakra execution trace: message 0 (GlobalMetadata): "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(writeChakra(t, tc.data), Options{})

@@ -85,10 +85,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // ErrDumpi is what errors about malformed DUMPI files unwrap to (with
@@ -329,11 +330,35 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 	if s.err != nil || string(magic) != string(Magic) {
 		return nil, dumpiErr(name, 0, "not a DUMPI file (no magic %x)", Magic)
 	}
-	// The index, from the end: the magic, then the optional entries
-	// (sizes, addresses, perf labels: newer files have more of them), then
-	// header, stream, footer and keyvals.
-	const entries = 7      // sizes, addresses, perf labels, header, stream, footer, keyvals
-	var idx [entries]int64 // by entry, 0 if absent
+	idx, err := readIndex(s, name, size)
+	if err != nil {
+		return nil, err
+	}
+	f.header, f.stream = idx[3], idx[4]
+	if err := f.readHeader(s); err != nil {
+		return nil, err
+	}
+	if err := f.readSections(s, idx); err != nil {
+		return nil, err
+	}
+	s.off = f.stream
+	f.cpuBias, f.wallBias = int32(s.u32()), int32(s.u32())
+	if s.err != nil {
+		return nil, s.err
+	}
+	return f, nil
+}
+
+// dumpiEntries are the index's entries: sizes, addresses, perf labels,
+// header, stream, footer, keyvals.
+const dumpiEntries = 7
+
+// readIndex reads the index at the end of the file: the magic, then the
+// optional entries (sizes, addresses, perf labels: newer files have more
+// of them), then header, stream, footer and keyvals. An absent entry is
+// 0.
+func readIndex(s *dumpiSection, name string, size int64) ([dumpiEntries]int64, error) {
+	var idx [dumpiEntries]int64
 	found := false
 	for opt := 3; opt >= 0 && !found; opt-- {
 		at := size - 8*int64(1+4+opt)
@@ -345,29 +370,33 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 			continue
 		}
 		found = true
-		for i := 3 - opt; i < entries; i++ {
+		for i := 3 - opt; i < dumpiEntries; i++ {
 			idx[i] = int64(s.u64())
 		}
 	}
 	if s.err != nil {
-		return nil, s.err
+		return idx, s.err
 	}
 	if !found {
-		return nil, dumpiErr(name, max(size-40, 0), "no index at the end of the file (its magic is missing): truncated file?")
+		return idx, dumpiErr(name, max(size-40, 0), "no index at the end of the file (its magic is missing): truncated file?")
 	}
 	for i, o := range idx {
 		if o < 0 || o >= size || (i == 3 || i == 4) && o < 8 {
-			return nil, dumpiErr(name, size-8*int64(entries-i), "index entry %d: offset %d outside the file (%d bytes)", i, o, size)
+			return idx, dumpiErr(name, size-8*int64(dumpiEntries-i), "index entry %d: offset %d outside the file (%d bytes)", i, o, size)
 		}
 	}
-	f.header, f.stream = idx[3], idx[4]
-	// Header.
+	return idx, nil
+}
+
+// readHeader reads the header: version, start time, host and user names,
+// mesh coordinates.
+func (f *File) readHeader(s *dumpiSection) error {
 	s.off = f.header
 	for i := range f.Version {
 		f.Version[i] = s.u8()
 	}
 	if s.err == nil && !dumpiVersionOK(f.Version) {
-		return nil, dumpiErr(name, f.header, "version %d.%d.%d: this reader reads %d.%d.%d to %d.x",
+		return dumpiErr(f.Name, f.header, "version %d.%d.%d: this reader reads %d.%d.%d to %d.x",
 			f.Version[0], f.Version[1], f.Version[2], MinVersion[0], MinVersion[1], MinVersion[2], MaxMajor)
 	}
 	f.StartTime = s.u64()
@@ -382,11 +411,18 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 			f.MeshSize = append(f.MeshSize, int32(s.u32()))
 		}
 	}
-	// Footer.
+	return nil
+}
+
+// readSections reads the sections the index names besides header and
+// stream: footer (call counts), keyvals, counter labels, datatype sizes,
+// function addresses.
+func (f *File) readSections(s *dumpiSection, idx [dumpiEntries]int64) error {
+	size := f.size
 	if idx[5] > 0 {
 		s.off = idx[5]
 		if s.u64() != dumpiFootMagic && s.err == nil {
-			return nil, dumpiErr(name, idx[5], "footer without its magic %#x", dumpiFootMagic)
+			return dumpiErr(f.Name, idx[5], "footer without its magic %#x", dumpiFootMagic)
 		}
 		f.CallCount, f.IgnoredCount = make([]uint32, NumFuncs+1), make([]uint32, NumFuncs+1)
 		for i := range f.CallCount {
@@ -425,12 +461,7 @@ func OpenFile(r io.ReaderAt, size int64, name string) (*File, error) {
 			f.FuncAddrs = append(f.FuncAddrs, FuncAddr{Addr: s.u64(), Name: s.name()})
 		}
 	}
-	s.off = f.stream
-	f.cpuBias, f.wallBias = int32(s.u32()), int32(s.u32())
-	if s.err != nil {
-		return nil, s.err
-	}
-	return f, nil
+	return nil
 }
 
 func dumpiVersionOK(v [3]uint8) bool {
@@ -571,6 +602,22 @@ func (d *Records) Next(r *Record) error {
 	case fn == dumpiFuncEnter || fn == dumpiFuncExit:
 		layout = dumpiAddrLayout
 	}
+	d.header(r)
+	if fn == 40 && !dumpiHave(d.f.Version, 0, 6, 9) || fn == 105 && !dumpiHave(d.f.Version, 0, 6, 8) {
+		return d.fail(at, "%s records of DUMPI %d.%d.%d are not supported", FuncName(fn), d.f.Version[0], d.f.Version[1], d.f.Version[2])
+	}
+	if err := d.args(r, layout); err != nil {
+		return err
+	}
+	if d.off > d.f.header {
+		return d.fail(at, "record of %s runs into the header at byte %d", FuncName(fn), d.f.header)
+	}
+	return nil
+}
+
+// header reads a record's mask and what it says the record holds: the
+// thread, the CPU and wall times, the performance counters.
+func (d *Records) header(r *Record) {
 	r.Mask = d.u8()
 	if r.Mask&(1<<6) != 0 {
 		r.Thread = d.u16()
@@ -587,9 +634,11 @@ func (d *Records) Next(r *Record) error {
 			r.Perf = append(r.Perf, [2]uint64{d.u64(), d.u64()})
 		}
 	}
-	if fn == 40 && !dumpiHave(d.f.Version, 0, 6, 9) || fn == 105 && !dumpiHave(d.f.Version, 0, 6, 8) {
-		return d.fail(at, "%s records of DUMPI %d.%d.%d are not supported", FuncName(fn), d.f.Version[0], d.f.Version[1], d.f.Version[2])
-	}
+}
+
+// args reads a record's arguments in layout; those only the root has are
+// absent at other ranks.
+func (d *Records) args(r *Record, layout []dumpiField) error {
 	var commrank, root int64
 	for _, fd := range layout {
 		a := Arg{Name: fd.name, Present: true}
@@ -599,79 +648,8 @@ func (d *Records) Next(r *Record) error {
 			r.Args = append(r.Args, a)
 			continue
 		}
-		switch fd.kind {
-		case 'i':
-			a.Kind, a.Int = ArgInt, int64(int32(d.u32()))
-		case 'h':
-			a.Kind, a.Int = ArgInt, int64(int16(d.u16()))
-		case 'b':
-			a.Kind, a.Int = ArgInt, int64(d.u8())
-		case 'l':
-			a.Kind, a.Int = ArgInt, int64(d.u64())
-		case 'I', 'H', 'B':
-			a.Kind = ArgInts
-			n := d.count(fd.name)
-			for range n {
-				switch fd.kind {
-				case 'I':
-					a.Ints = append(a.Ints, int64(int32(d.u32())))
-				case 'H':
-					a.Ints = append(a.Ints, int64(int16(d.u16())))
-				default:
-					a.Ints = append(a.Ints, int64(d.u8()))
-				}
-			}
-		case 'J':
-			a.Kind = ArgInts2
-			n := d.count(fd.name)
-			for range n {
-				m := d.count(fd.name)
-				row := make([]int64, m)
-				for k := range row {
-					row[k] = int64(int32(d.u32()))
-				}
-				a.Rows = append(a.Rows, row)
-			}
-		case 'c':
-			a.Kind = ArgString
-			a.Strs = append(a.Strs, d.str(fd.name))
-		case 'C', 'A':
-			a.Kind = ArgStrings
-			var n int
-			if fd.kind == 'A' {
-				// argv: as many strings as argc says, without a count.
-				n = int(r.int("argc"))
-				if n < 0 || int64(n) > d.f.header-d.off {
-					return d.fail(d.off, "argc %d", n)
-				}
-			} else {
-				n = d.count(fd.name)
-			}
-			for range n {
-				a.Strs = append(a.Strs, d.str(fd.name))
-			}
-		case 'D':
-			a.Kind = ArgStrings2
-			n := d.count(fd.name)
-			for range n {
-				m := d.count(fd.name)
-				a.Rows = append(a.Rows, []int64{int64(m)})
-				for range m {
-					a.Strs = append(a.Strs, d.str(fd.name))
-				}
-			}
-		case 'S':
-			a.Kind = ArgStatuses
-			if r.Mask&3 != 0 {
-				n := d.count(fd.name)
-				for range n {
-					var st Status
-					st.Bytes, st.Source = int32(d.u32()), int32(d.u32())
-					st.Cancelled, st.Error = d.u8(), d.u8()
-					st.Tag = int32(d.u32())
-					a.Statuses = append(a.Statuses, st)
-				}
-			}
+		if err := d.arg(r, fd, &a); err != nil {
+			return err
 		}
 		if d.err != nil {
 			return d.err
@@ -684,13 +662,102 @@ func (d *Records) Next(r *Record) error {
 		}
 		r.Args = append(r.Args, a)
 	}
-	if d.err != nil {
-		return d.err
-	}
-	if d.off > d.f.header {
-		return d.fail(at, "record of %s runs into the header at byte %d", FuncName(fn), d.f.header)
+	return d.err
+}
+
+// arg reads the value of argument a, of field fd, of record r.
+func (d *Records) arg(r *Record, fd dumpiField, a *Arg) error {
+	switch fd.kind {
+	case 'i':
+		a.Kind, a.Int = ArgInt, int64(int32(d.u32()))
+	case 'h':
+		a.Kind, a.Int = ArgInt, int64(int16(d.u16()))
+	case 'b':
+		a.Kind, a.Int = ArgInt, int64(d.u8())
+	case 'l':
+		a.Kind, a.Int = ArgInt, int64(d.u64())
+	case 'I', 'H', 'B':
+		a.Kind = ArgInts
+		d.ints(fd, a)
+	case 'J':
+		a.Kind = ArgInts2
+		n := d.count(fd.name)
+		for range n {
+			m := d.count(fd.name)
+			row := make([]int64, m)
+			for k := range row {
+				row[k] = int64(int32(d.u32()))
+			}
+			a.Rows = append(a.Rows, row)
+		}
+	case 'c':
+		a.Kind = ArgString
+		a.Strs = append(a.Strs, d.str(fd.name))
+	case 'C', 'A':
+		a.Kind = ArgStrings
+		return d.strs(r, fd, a)
+	case 'D':
+		a.Kind = ArgStrings2
+		n := d.count(fd.name)
+		for range n {
+			m := d.count(fd.name)
+			a.Rows = append(a.Rows, []int64{int64(m)})
+			for range m {
+				a.Strs = append(a.Strs, d.str(fd.name))
+			}
+		}
+	case 'S':
+		a.Kind = ArgStatuses
+		if r.Mask&3 != 0 {
+			d.statuses(fd, a)
+		}
 	}
 	return nil
+}
+
+// ints reads an array of i32, i16 or u8 values (kind I, H, B).
+func (d *Records) ints(fd dumpiField, a *Arg) {
+	n := d.count(fd.name)
+	for range n {
+		switch fd.kind {
+		case 'I':
+			a.Ints = append(a.Ints, int64(int32(d.u32())))
+		case 'H':
+			a.Ints = append(a.Ints, int64(int16(d.u16())))
+		default:
+			a.Ints = append(a.Ints, int64(d.u8()))
+		}
+	}
+}
+
+// strs reads an array of strings: counted (C), or argv (A), as many as
+// the record's argc says.
+func (d *Records) strs(r *Record, fd dumpiField, a *Arg) error {
+	var n int
+	if fd.kind == 'A' {
+		n = int(r.int("argc"))
+		if n < 0 || int64(n) > d.f.header-d.off {
+			return d.fail(d.off, "argc %d", n)
+		}
+	} else {
+		n = d.count(fd.name)
+	}
+	for range n {
+		a.Strs = append(a.Strs, d.str(fd.name))
+	}
+	return nil
+}
+
+// statuses reads an array of MPI_Status.
+func (d *Records) statuses(fd dumpiField, a *Arg) {
+	n := d.count(fd.name)
+	for range n {
+		var st Status
+		st.Bytes, st.Source = int32(d.u32()), int32(d.u32())
+		st.Cancelled, st.Error = d.u8(), d.u8()
+		st.Tag = int32(d.u32())
+		a.Statuses = append(a.Statuses, st)
+	}
 }
 
 func dumpiKindOf(k byte) ArgKind {

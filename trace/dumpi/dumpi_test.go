@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
-	"github.com/gopsim/gopsim/trace/internal/tracetest"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,6 +16,9 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/internal/tracetest"
 )
 
 const dumpiGolden = "testdata/sstdumpi-testtrace-0000"

@@ -29,7 +29,6 @@ package dumpi
 import (
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"io/fs"
 	"os"
@@ -40,6 +39,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // Options control the DUMPI importer.
@@ -106,86 +107,119 @@ func OpenFS(fsys fs.FS, name string, opt Options) (*Trace, error) {
 
 // find sets the rank files.
 func (d *Trace) find(name string) error {
-	dir, prefix, meta := ".", "", ""
+	dir, prefix, meta, err := d.locate(name)
+	if err != nil {
+		return err
+	}
+	numprocs := -1
+	if meta != "" {
+		if prefix, numprocs, err = d.readMeta(meta); err != nil {
+			return err
+		}
+	}
+	return d.rankFiles(dir, prefix, numprocs)
+}
+
+// locate finds what name (a .meta file, a .bin file, or "" for the root
+// directory) names: the directory, and the .meta file or the files'
+// prefix.
+func (d *Trace) locate(name string) (dir, prefix, meta string, err error) {
+	dir = "."
 	switch {
 	case name == "":
-		ents, err := fs.ReadDir(d.fsys, ".")
-		if err != nil {
-			return fmt.Errorf("trace: dumpi: %w", err)
-		}
-		var metas []string
-		prefixes := map[string]bool{}
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".meta") && !e.IsDir() {
-				metas = append(metas, e.Name())
-			}
-			if m := dumpiBinRE.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
-				prefixes[m[1]] = true
-			}
-		}
-		switch {
-		case len(metas) == 1:
-			meta = metas[0]
-		case len(metas) > 1:
-			return fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one's .meta file", strings.Join(metas, ", "))
-		case len(prefixes) == 1:
-			for p := range prefixes {
-				prefix = p
-			}
-		case len(prefixes) == 0:
-			return errors.New("trace: dumpi: no DUMPI files (PREFIX.meta, PREFIX-NNNN.bin) in the directory")
-		default:
-			var ps []string
-			for p := range prefixes {
-				ps = append(ps, p)
-			}
-			sort.Strings(ps)
-			return fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one", strings.Join(ps, ", "))
-		}
+		prefix, meta, err = d.locateInRoot()
 	case strings.HasSuffix(name, ".meta"):
 		dir, meta = path.Dir(name), name
 	default:
 		dir = path.Dir(name)
 		m := dumpiBinRE.FindStringSubmatch(path.Base(name))
 		if m == nil {
-			return fmt.Errorf("trace: dumpi: %s: expected PREFIX.meta or PREFIX-NNNN.bin", name)
+			return "", "", "", fmt.Errorf("trace: dumpi: %s: expected PREFIX.meta or PREFIX-NNNN.bin", name)
 		}
 		prefix = m[1]
 		if _, err := fs.Stat(d.fsys, path.Join(dir, prefix+".meta")); err == nil {
 			meta = path.Join(dir, prefix+".meta")
 		}
 	}
-	numprocs := -1
-	if meta != "" {
-		data, err := fs.ReadFile(d.fsys, meta)
-		if err != nil {
-			return fmt.Errorf("trace: dumpi: %w", err)
+	return dir, prefix, meta, err
+}
+
+// locateInRoot finds the one trace in the root directory: its .meta file,
+// or without one the prefix of its .bin files.
+func (d *Trace) locateInRoot() (prefix, meta string, err error) {
+	ents, err := fs.ReadDir(d.fsys, ".")
+	if err != nil {
+		return "", "", fmt.Errorf("trace: dumpi: %w", err)
+	}
+	var metas []string
+	prefixes := map[string]bool{}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".meta") && !e.IsDir() {
+			metas = append(metas, e.Name())
 		}
-		d.Meta = map[string]string{}
-		for i, line := range strings.Split(string(data), "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" {
-				continue
-			}
-			k, v, ok := strings.Cut(line, "=")
-			if !ok {
-				return &trace.TextFormatError{File: meta, Line: i + 1, Err: errors.New("dumpi: expected key=value")}
-			}
-			d.Meta[k] = v
-		}
-		prefix = d.Meta["fileprefix"]
-		if prefix == "" {
-			prefix = strings.TrimSuffix(path.Base(meta), ".meta")
-		}
-		prefix = path.Base(prefix)
-		if v, ok := d.Meta["numprocs"]; ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 || n > 1<<22 {
-				return fmt.Errorf("trace: dumpi: %s: numprocs=%s", meta, v)
-			}
-			numprocs = n
+		if m := dumpiBinRE.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
+			prefixes[m[1]] = true
 		}
 	}
+	switch {
+	case len(metas) == 1:
+		return "", metas[0], nil
+	case len(metas) > 1:
+		return "", "", fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one's .meta file", strings.Join(metas, ", "))
+	case len(prefixes) == 1:
+		for p := range prefixes {
+			prefix = p
+		}
+		return prefix, "", nil
+	case len(prefixes) == 0:
+		return "", "", errors.New("trace: dumpi: no DUMPI files (PREFIX.meta, PREFIX-NNNN.bin) in the directory")
+	}
+	var ps []string
+	for p := range prefixes {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return "", "", fmt.Errorf("trace: dumpi: the directory holds several traces (%s): name one", strings.Join(ps, ", "))
+}
+
+// readMeta reads the .meta file into d.Meta and returns the files'
+// prefix and numprocs (-1 if not given).
+func (d *Trace) readMeta(meta string) (prefix string, numprocs int, err error) {
+	numprocs = -1
+	data, err := fs.ReadFile(d.fsys, meta)
+	if err != nil {
+		return "", 0, fmt.Errorf("trace: dumpi: %w", err)
+	}
+	d.Meta = map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return "", 0, &trace.TextFormatError{File: meta, Line: i + 1, Err: errors.New("dumpi: expected key=value")}
+		}
+		d.Meta[k] = v
+	}
+	prefix = d.Meta["fileprefix"]
+	if prefix == "" {
+		prefix = strings.TrimSuffix(path.Base(meta), ".meta")
+	}
+	prefix = path.Base(prefix)
+	if v, ok := d.Meta["numprocs"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 1<<22 {
+			return "", 0, fmt.Errorf("trace: dumpi: %s: numprocs=%s", meta, v)
+		}
+		numprocs = n
+	}
+	return prefix, numprocs, nil
+}
+
+// rankFiles sets d.names to the files PREFIX-NNNN.bin in dir, one per
+// rank of numprocs (or up to the highest rank found, for -1).
+func (d *Trace) rankFiles(dir, prefix string, numprocs int) error {
 	ents, err := fs.ReadDir(d.fsys, dir)
 	if err != nil {
 		return fmt.Errorf("trace: dumpi: %w", err)
@@ -620,37 +654,58 @@ func (st *dumpiState) record(rec *Record) error {
 		return nil // entry to or exit from a user function
 	}
 	if why, ok := dumpiUnsupported[name]; ok {
-		st.skipped[name+" ("+why+")"]++
-		// The intercommunicator it makes has no members the converter
-		// could use.
-		arg := map[string]string{"MPI_Comm_get_parent": "parent", "MPI_Comm_join": "comm"}[name]
-		if arg == "" {
-			arg = "newcomm"
-		}
-		if a := rec.Arg(arg); a != nil && why == "intercommunicators and dynamic processes" && a.Int > 3 {
-			st.comms[a.Int] = int32(len(st.specs))
-			st.specs = append(st.specs, trace.CommSpec{Origin: trace.OriginUnknown, Idx: -1, Size: -1, Why: "an intercommunicator (" + name + ")"})
-		}
+		st.unsupported(rec, name, why)
 		return nil
 	}
 	if pf, ok := dumpiStartFunc[name]; ok {
 		return st.persistInit(rec, pf)
 	}
+	if done, err := st.local(rec, name, start, end); done {
+		return err
+	}
+	fn, ok := dumpiFuncOf[name]
+	if !ok {
+		return nil // a call without communication: its time is computation
+	}
+	c := trace.NewCall(fn, start, end)
+	if done, err := st.control(rec, &c); done {
+		return err
+	}
+	return st.onComm(rec, &c, name)
+}
+
+// unsupported counts a call the converter cannot model; the
+// intercommunicator it makes, if any, is an unknown communicator.
+func (st *dumpiState) unsupported(rec *Record, name, why string) {
+	st.skipped[name+" ("+why+")"]++
+	// The intercommunicator it makes has no members the converter
+	// could use.
+	arg := map[string]string{"MPI_Comm_get_parent": "parent", "MPI_Comm_join": "comm"}[name]
+	if arg == "" {
+		arg = "newcomm"
+	}
+	if a := rec.Arg(arg); a != nil && why == "intercommunicators and dynamic processes" && a.Int > 3 {
+		st.comms[a.Int] = int32(len(st.specs))
+		st.specs = append(st.specs, trace.CommSpec{Origin: trace.OriginUnknown, Idx: -1, Size: -1, Why: "an intercommunicator (" + name + ")"})
+	}
+}
+
+// local handles the calls that start persistent requests or keep the
+// rank's books (groups, the world's size); done says whether rec was one.
+func (st *dumpiState) local(rec *Record, name string, start, end int64) (done bool, err error) {
 	switch name {
 	case "MPI_Start":
-		return st.start(rec, start, end, []int64{rec.int("request")})
+		return true, st.start(rec, start, end, []int64{rec.int("request")})
 	case "MPI_Startall":
-		return st.start(rec, start, end, rec.ints("requests"))
+		return true, st.start(rec, start, end, rec.ints("requests"))
 	case "MPI_Comm_group":
 		st.groups[rec.int("group")] = &dumpiGroup{op: 'c', base: st.comm(rec.int("comm"))}
-		return nil
 	case "MPI_Group_incl", "MPI_Group_excl":
 		op := byte('i')
 		if name == "MPI_Group_excl" {
 			op = 'e'
 		}
 		st.groups[rec.int("newgroup")] = &dumpiGroup{op: op, a: st.group(rec.int("group")), ranks: slices.Clone(rec.ints("ranks"))}
-		return nil
 	case "MPI_Group_range_incl", "MPI_Group_range_excl":
 		op := byte('i')
 		if name == "MPI_Group_range_excl" {
@@ -659,58 +714,59 @@ func (st *dumpiState) record(rec *Record) error {
 		g := st.group(rec.int("group"))
 		ranks, err := dumpiRanges(rec.Arg("ranges"))
 		if err != nil {
-			return st.errf(rec, "%v", err)
+			return true, st.errf(rec, "%v", err)
 		}
 		st.groups[rec.int("newgroup")] = &dumpiGroup{op: op, a: g, ranks: ranks}
-		return nil
 	case "MPI_Group_union", "MPI_Group_intersection", "MPI_Group_difference":
 		op := map[string]byte{"MPI_Group_union": 'u', "MPI_Group_intersection": 'n', "MPI_Group_difference": 'd'}[name]
 		st.groups[rec.int("newgroup")] = &dumpiGroup{op: op, a: st.group(rec.int("group1")), b: st.group(rec.int("group2"))}
-		return nil
 	case "MPI_Group_free":
 		delete(st.groups, rec.int("group"))
-		return nil
 	case "MPI_Comm_size":
 		if rec.int("comm") == 2 && rec.int("size") != int64(st.nranks) {
-			return st.errf(rec, "MPI_COMM_WORLD has %d ranks, but the trace has files for %d", rec.int("size"), st.nranks)
+			return true, st.errf(rec, "MPI_COMM_WORLD has %d ranks, but the trace has files for %d", rec.int("size"), st.nranks)
 		}
-		return nil
+	default:
+		return false, nil
 	}
-	fn, ok := dumpiFuncOf[name]
-	if !ok {
-		return nil // a call without communication: its time is computation
-	}
-	c := trace.NewCall(fn, start, end)
-	switch fn.Class() {
+	return true, nil
+}
+
+// control handles the calls that are not communication on a
+// communicator (init, finalize, abort, communicator creation and release,
+// completions, cancels); done says whether c was one.
+func (st *dumpiState) control(rec *Record, c *trace.Call) (done bool, err error) {
+	switch c.Func.Class() {
 	case trace.ClassInit, trace.ClassFinalize:
-		st.out = append(st.out, c)
-		return nil
 	case trace.ClassAbort:
 		c.Comm = st.agreed(st.comm(rec.int("comm")))
-		st.out = append(st.out, c)
-		return nil
 	case trace.ClassCommNew:
-		return st.commNew(rec, &c)
+		return true, st.commNew(rec, c)
 	case trace.ClassCommFree:
 		li := st.comm(rec.int("comm"))
 		c.Comm = st.agreed(li)
 		delete(st.comms, rec.int("comm"))
-		st.out = append(st.out, c)
-		return nil
 	case trace.ClassWait, trace.ClassTest:
-		return st.complete(rec, &c)
+		return true, st.complete(rec, c)
 	case trace.ClassCancel, trace.ClassRequestFree:
 		h := rec.int("request")
 		if q := st.reqs[h]; q != nil {
 			c.Request = q.id
-			if fn == trace.FuncRequestFree {
+			if c.Func == trace.FuncRequestFree {
 				delete(st.reqs, h)
 			}
 		}
-		st.out = append(st.out, c)
-		return nil
+	default:
+		return false, nil
 	}
-	// Calls on a communicator.
+	st.out = append(st.out, *c)
+	return true, nil
+}
+
+// onComm handles a collective or point-to-point call on a communicator:
+// in the first pass it counts the communicator's use, in the second it
+// skips calls on communicators left unresolved.
+func (st *dumpiState) onComm(rec *Record, c *trace.Call, name string) error {
 	li := st.comm(rec.int("comm"))
 	if st.table == nil {
 		u := st.usage[li]
@@ -736,14 +792,14 @@ func (st *dumpiState) record(rec *Record) error {
 		}
 		c.Comm, size = cm.ID, int32(cm.Size())
 	}
-	if fn.Class() == trace.ClassCollective {
-		if err := st.collective(rec, &c, size); err != nil {
+	if c.Func.Class() == trace.ClassCollective {
+		if err := st.collective(rec, c, size); err != nil {
 			return err
 		}
-		st.out = append(st.out, c)
+		st.out = append(st.out, *c)
 		return nil
 	}
-	return st.p2pCall(rec, &c, li, cm)
+	return st.p2pCall(rec, c, li, cm)
 }
 
 // agreed is communicator li's agreed id in the second pass, or None.

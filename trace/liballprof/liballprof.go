@@ -85,7 +85,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"io/fs"
 	"math"
@@ -97,6 +96,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // Options control the liballprof importer. The zero value is
@@ -407,71 +408,17 @@ func (s *lapScanner) next() ([]byte, error) {
 // calls and collects how each rank made its communicators, then resolves
 // the communicators.
 func (l *Trace) scan() error {
+	if err := l.chooseConsts(); err != nil {
+		return err
+	}
 	specs := make([][]trace.CommSpec, len(l.names))
 	p2p := make([][]lapP2P, len(l.names))
 	usage := make([]map[int32]map[string]int64, len(l.names))
-	mpich := false
-	switch l.opt.MPI {
-	case "openmpi":
-		l.consts, l.MPI = lapOpenMPI, "openmpi"
-	case "mpich":
-		l.consts, l.MPI = lapMPICH, "mpich"
-	case "":
-		// Detect from rank 0's first communicator handle.
-		h, err := l.firstHandle()
-		if err != nil {
-			return err
-		}
-		mpich = lapIsMPICHHandle(h)
-		l.consts, l.MPI = lapOpenMPI, "openmpi"
-		if mpich {
-			l.consts, l.MPI = lapMPICH, "mpich"
-		}
-	default:
-		return fmt.Errorf("trace: liballprof: MPI library %q: expected openmpi, mpich or nothing", l.opt.MPI)
-	}
 	var maxComm int64 // the largest communicator size seen
 	for r := range l.names {
-		f, err := l.fsys.Open(l.names[r])
+		st, err := l.scanRank(r, &maxComm)
 		if err != nil {
-			return fmt.Errorf("trace: liballprof: %w", err)
-		}
-		st := l.newState(r)
-		sc := newLapScanner(f)
-		var c trace.Call
-		calls, finalized := 0, false
-		for {
-			b, err := sc.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				f.Close()
-				return &trace.TextFormatError{File: l.Files[r], Line: sc.line, Err: err}
-			}
-			calls++
-			finalized = finalized || bytes.HasPrefix(b, []byte("MPI_Finalize:")) || bytes.HasPrefix(b, []byte("PMPI_Finalize:"))
-			if _, err := st.line(b, sc.line, &c); err != nil {
-				f.Close()
-				return err
-			}
-			maxComm = max(maxComm, st.a.comm.size, st.a.comm2.size)
-		}
-		f.Close()
-		if err := lapComplete(l.Files[r], r, calls, finalized, sc.line); err != nil {
 			return err
-		}
-		if maxComm > int64(len(l.names)) {
-			// No communicator is larger than the world: the files of the
-			// last ranks are missing (those before are checked by name).
-			missing := fmt.Sprintf("ranks %d..%d", len(l.names), maxComm-1)
-			if m := lapFileRE.FindStringSubmatch(path.Base(l.names[0])); m != nil {
-				missing = fmt.Sprintf("%s%d%s", m[1], len(l.names), m[3])
-				if maxComm > int64(len(l.names))+1 {
-					missing += fmt.Sprintf(" to %s%d%s", m[1], maxComm-1, m[3])
-				}
-			}
-			return fmt.Errorf("trace: liballprof: %s has a communicator of %d ranks, but there are rank files for ranks 0..%d only (missing %s)", l.Files[r], maxComm, len(l.names)-1, missing)
 		}
 		for fn, n := range st.skipped {
 			l.unsupported[fn] += n
@@ -484,6 +431,98 @@ func (l *Trace) scan() error {
 		}
 	}
 	l.comms = trace.ResolveComms(len(l.names), specs)
+	l.wild = trace.ResolveWildcards(l.p2pEvents(p2p))
+	for r := range usage {
+		for li, fns := range usage[r] {
+			if c, why := l.comms.Comm(r, li); c.Local {
+				for fn, n := range fns {
+					l.unsupported[fn+" (on a communicator whose members the trace does not tell: "+why+")"] += n
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// chooseConsts sets the MPI library's constants: those asked for, or
+// detected from rank 0's first communicator handle.
+func (l *Trace) chooseConsts() error {
+	switch l.opt.MPI {
+	case "openmpi":
+		l.consts, l.MPI = lapOpenMPI, "openmpi"
+	case "mpich":
+		l.consts, l.MPI = lapMPICH, "mpich"
+	case "":
+		h, err := l.firstHandle()
+		if err != nil {
+			return err
+		}
+		l.consts, l.MPI = lapOpenMPI, "openmpi"
+		if lapIsMPICHHandle(h) {
+			l.consts, l.MPI = lapMPICH, "mpich"
+		}
+	default:
+		return fmt.Errorf("trace: liballprof: MPI library %q: expected openmpi, mpich or nothing", l.opt.MPI)
+	}
+	return nil
+}
+
+// scanRank reads rank r's file once, checking every line, and returns
+// its state: communicators, point-to-point events, calls skipped.
+// maxComm is the largest communicator size seen so far: one larger than
+// the world means the last ranks' files are missing.
+func (l *Trace) scanRank(r int, maxComm *int64) (*lapState, error) {
+	f, err := l.fsys.Open(l.names[r])
+	if err != nil {
+		return nil, fmt.Errorf("trace: liballprof: %w", err)
+	}
+	defer f.Close()
+	st := l.newState(r)
+	sc := newLapScanner(f)
+	var c trace.Call
+	calls, finalized := 0, false
+	for {
+		b, err := sc.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &trace.TextFormatError{File: l.Files[r], Line: sc.line, Err: err}
+		}
+		calls++
+		finalized = finalized || bytes.HasPrefix(b, []byte("MPI_Finalize:")) || bytes.HasPrefix(b, []byte("PMPI_Finalize:"))
+		if _, err := st.line(b, sc.line, &c); err != nil {
+			return nil, err
+		}
+		*maxComm = max(*maxComm, st.a.comm.size, st.a.comm2.size)
+	}
+	if err := lapComplete(l.Files[r], r, calls, finalized, sc.line); err != nil {
+		return nil, err
+	}
+	if *maxComm > int64(len(l.names)) {
+		return nil, l.missingRanks(r, *maxComm)
+	}
+	return st, nil
+}
+
+// missingRanks is the error of rank r's file holding a communicator of
+// maxComm ranks, more than the files: the files of the last ranks are
+// missing (those before are checked by name).
+func (l *Trace) missingRanks(r int, maxComm int64) error {
+	missing := fmt.Sprintf("ranks %d..%d", len(l.names), maxComm-1)
+	if m := lapFileRE.FindStringSubmatch(path.Base(l.names[0])); m != nil {
+		missing = fmt.Sprintf("%s%d%s", m[1], len(l.names), m[3])
+		if maxComm > int64(len(l.names))+1 {
+			missing += fmt.Sprintf(" to %s%d%s", m[1], maxComm-1, m[3])
+		}
+	}
+	return fmt.Errorf("trace: liballprof: %s has a communicator of %d ranks, but there are rank files for ranks 0..%d only (missing %s)", l.Files[r], maxComm, len(l.names)-1, missing)
+}
+
+// p2pEvents turns the ranks' point-to-point calls into the events
+// trace.ResolveWildcards matches: world ranks, agreed communicators,
+// the library's wildcards as gopsim's.
+func (l *Trace) p2pEvents(p2p [][]lapP2P) [][]trace.P2PEvent {
 	events := make([][]trace.P2PEvent, len(l.names))
 	for r := range p2p {
 		for _, e := range p2p[r] {
@@ -508,17 +547,7 @@ func (l *Trace) scan() error {
 			events[r] = append(events[r], ev)
 		}
 	}
-	l.wild = trace.ResolveWildcards(events)
-	for r := range usage {
-		for li, fns := range usage[r] {
-			if c, why := l.comms.Comm(r, li); c.Local {
-				for fn, n := range fns {
-					l.unsupported[fn+" (on a communicator whose members the trace does not tell: "+why+")"] += n
-				}
-			}
-		}
-	}
-	return nil
+	return events
 }
 
 // firstHandle is the first communicator handle in rank 0's file, or 0.

@@ -3,8 +3,6 @@ package liballprof
 import (
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
-	"github.com/gopsim/gopsim/trace/internal/tracetest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/internal/tracetest"
 )
 
 // lapFS is a liballprof trace of one file per rank.

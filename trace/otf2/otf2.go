@@ -46,7 +46,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"math/bits"
 	"os"
@@ -57,6 +56,7 @@ import (
 	"strings"
 
 	"github.com/gopsim/gopsim/collective"
+	"github.com/gopsim/gopsim/trace"
 )
 
 // ErrOTF2 is what errors about malformed OTF2 traces unwrap to, with

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"math/rand"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/trace"
 )
 
 // needOTF2Print skips the test when otf2-print is missing, except in CI

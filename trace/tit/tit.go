@@ -77,7 +77,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
 	"io"
 	"io/fs"
 	"math"
@@ -86,6 +85,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // Options control the TIT importer.
@@ -109,11 +110,22 @@ type Trace struct {
 	nranks int
 	speed  float64
 	world  *trace.Comm
+	// lines holds a shared file's lines by rank, read in one pass by
+	// splitShared: OpenRank then reads its rank's lines alone, instead of
+	// the whole file (which made a conversion quadratic in the ranks).
+	lines []rankLines
 }
 
-// check reads every action once: a shared file in one pass, with a
-// state per rank, the files of an index one by one.
-func (t *Trace) check() error {
+// rankLines are one rank's lines of a shared file.
+type rankLines struct {
+	data []byte  // the lines, each ending in '\n'
+	nos  []int32 // their line numbers in the file
+}
+
+// check reads every action once: the files of an index one by one, a
+// shared file's lines (split by rank, order giving each line's rank) in
+// the file's order, with a state per rank.
+func (t *Trace) check(order []int32) error {
 	if !t.Shared {
 		for r := 0; r < t.nranks; r++ {
 			s, err := t.open(r)
@@ -128,34 +140,32 @@ func (t *Trace) check() error {
 		}
 		return nil
 	}
-	all, err := t.open(0)
-	if err != nil {
-		return err
+	return t.checkShared(order)
+}
+
+// checkShared reads a shared file's actions in the file's order (order
+// gives the rank of each line), so that the first bad line is reported.
+func (t *Trace) checkShared(order []int32) error {
+	ranks := make([]*titStream, t.nranks)
+	for r := range ranks {
+		s, err := t.open(r)
+		if err != nil {
+			return err
+		}
+		ranks[r] = s
 	}
-	defer all.Close()
-	ranks := map[int]*titStream{}
 	var c trace.Call
-	for {
-		fields, err := all.sc.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		r, err := all.sc.rank(fields)
-		if err != nil {
-			return err
-		}
+	for _, r := range order {
 		s := ranks[r]
-		if s == nil {
-			s = t.state(r, all.sc)
-			ranks[r] = s
+		fields, err := s.sc.next()
+		if err != nil {
+			return err // none: the lines were scanned once already
 		}
 		if _, err := s.action(fields[1], fields[2:], &c); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
 func drainTIT(s *titStream) error {
@@ -171,8 +181,10 @@ func drainTIT(s *titStream) error {
 	}
 }
 
-// Open opens the TIT trace at path, a shared trace file or an index
-// of per-rank files, and reads it once to check every line.
+// Open opens the TIT trace at path, a shared trace file, an index of
+// per-rank files (or of one line naming a shared file, as SimGrid takes
+// it), or a directory holding one index, and reads it once to check every
+// line.
 func Open(path string, opt Options) (*Trace, error) {
 	dir := filepath.Dir(path)
 	t, err := OpenFS(os.DirFS(dir), filepath.Base(path), opt)
@@ -193,17 +205,26 @@ func OpenFS(fsys fs.FS, name string, opt Options) (*Trace, error) {
 		return nil, fmt.Errorf("trace: tit: host speed %v flop/s: must be positive", opt.HostSpeed)
 	}
 	t := &Trace{Path: name, fsys: fsys, speed: opt.HostSpeed}
+	if st, err := fs.Stat(fsys, name); err == nil && st.IsDir() {
+		if name, err = findIndex(fsys, name); err != nil {
+			return nil, err
+		}
+	}
+	var order []int32
 	index, err := titIndex(fsys, name)
 	if err != nil {
 		return nil, err
 	}
+	if len(index) == 1 {
+		// SimGrid's convention: an index of one line names a shared file
+		// (of one rank or more).
+		name, index = index[0], nil
+	}
 	if index == nil {
 		t.Shared, t.names = true, []string{name}
-		n, err := t.scanShared()
-		if err != nil {
+		if order, err = t.splitShared(); err != nil {
 			return nil, err
 		}
-		t.nranks = n
 	} else {
 		t.names, t.nranks = index, len(index)
 	}
@@ -212,7 +233,7 @@ func OpenFS(fsys fs.FS, name string, opt Options) (*Trace, error) {
 	for i := range t.world.Members {
 		t.world.Members[i] = int32(i)
 	}
-	if err := t.check(); err != nil {
+	if err := t.check(order); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -268,60 +289,121 @@ func titIndex(fsys fs.FS, name string) ([]string, error) {
 	return files, nil
 }
 
-// scanShared returns the number of ranks of a shared file: the largest
-// rank plus one.
-func (t *Trace) scanShared() (int, error) {
+// splitShared reads a shared file once: it sets the number of ranks
+// (the largest rank plus one) and t.lines, and returns the rank of each
+// line in the file's order.
+func (t *Trace) splitShared() ([]int32, error) {
 	f, err := t.fsys.Open(t.names[0])
 	if err != nil {
-		return 0, fmt.Errorf("trace: tit: %w", err)
+		return nil, fmt.Errorf("trace: tit: %w", err)
 	}
 	defer f.Close()
 	sc := newTITScanner(f, t.names[0])
+	byRank := map[int]*rankLines{}
+	var order []int32
 	n := 0
-	seen := map[int]bool{}
 	for {
 		fields, err := sc.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		r, err := sc.rank(fields)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		n = max(n, r+1)
-		seen[r] = true
+		rl := byRank[r]
+		if rl == nil {
+			rl = &rankLines{}
+			byRank[r] = rl
+		}
+		rl.data = append(append(rl.data, sc.sc.Bytes()...), '\n')
+		rl.nos = append(rl.nos, int32(sc.line))
+		order = append(order, int32(r))
 	}
 	if n == 0 {
-		return 0, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: errors.New("tit: no actions")}
+		return nil, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: errors.New("tit: no actions")}
 	}
-	if len(seen) < n {
+	if len(byRank) < n {
 		for r := range n {
-			if !seen[r] {
-				return 0, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: fmt.Errorf("tit: rank %d has no actions, but rank %d has: a rank's lines are missing", r, n-1)}
+			if byRank[r] == nil {
+				return nil, &trace.TextFormatError{File: t.names[0], Line: max(sc.line, 1), Err: fmt.Errorf("tit: rank %d has no actions, but rank %d has: a rank's lines are missing", r, n-1)}
 			}
 		}
 	}
-	return n, nil
+	t.nranks, t.lines = n, make([]rankLines, n)
+	for r, rl := range byRank {
+		t.lines[r] = *rl
+	}
+	return order, nil
 }
 
 // Detect reports whether path looks like a TIT trace or index: its first
 // line that is not blank or a comment is "RANK ACTION ..." with an action
-// of the format, or the name of a file that is one.
+// of the format, or the name of a file that is one; or path is a
+// directory holding such an index.
 func Detect(path string) bool {
 	fi, err := os.Stat(path)
-	if err != nil || fi.IsDir() {
-		return false
-	}
-	return sniffTIT(os.DirFS(filepath.Dir(path)), filepath.Base(path), true)
-}
-
-func sniffTIT(fsys fs.FS, name string, follow bool) bool {
-	f, err := fsys.Open(name)
 	if err != nil {
 		return false
+	}
+	if fi.IsDir() {
+		return len(indexFiles(os.DirFS(path), ".")) > 0
+	}
+	return sniffTIT(os.DirFS(filepath.Dir(path)), filepath.Base(path), true) != titNone
+}
+
+// findIndex returns the index file in directory dir of fsys: there must be
+// one.
+func findIndex(fsys fs.FS, dir string) (string, error) {
+	idx := indexFiles(fsys, dir)
+	switch len(idx) {
+	case 0:
+		return "", fmt.Errorf("trace: tit: %s: a directory without an index file (a file naming a trace file on each line): give the trace file", dir)
+	case 1:
+		return idx[0], nil
+	}
+	for i := range idx {
+		idx[i] = path.Base(idx[i])
+	}
+	return "", fmt.Errorf("trace: tit: %s: a directory with %d index files (%s): give one", dir, len(idx), strings.Join(idx, ", "))
+}
+
+// indexFiles lists the TIT index files directly in directory dir of fsys,
+// by name.
+func indexFiles(fsys fs.FS, dir string) []string {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if p := path.Join(dir, e.Name()); sniffTIT(fsys, p, true) == titIndexFile {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// What sniffTIT found.
+const (
+	titNone      = iota
+	titTraceFile // "RANK ACTION ..." lines
+	titIndexFile // a file naming a trace file on its first line
+)
+
+// sniffTIT tells from the first line that is not blank or a comment
+// whether name is a trace file or, with follow, an index naming one.
+func sniffTIT(fsys fs.FS, name string, follow bool) int {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return titNone
 	}
 	defer f.Close()
 	head := make([]byte, 4096)
@@ -334,22 +416,24 @@ func sniffTIT(fsys fs.FS, name string, follow bool) bool {
 		if len(w) == 1 && follow {
 			dir := path.Dir(name)
 			for _, c := range []string{path.Join(dir, w[0]), path.Join(dir, path.Base(w[0]))} {
-				if sniffTIT(fsys, c, false) {
-					return true
+				if sniffTIT(fsys, c, false) == titTraceFile {
+					return titIndexFile
 				}
 			}
-			return false
+			return titNone
 		}
 		if len(w) < 2 {
-			return false
+			return titNone
 		}
 		if _, err := strconv.Atoi(w[0]); err != nil {
-			return false
+			return titNone
 		}
-		_, ok := titActions[w[1]]
-		return ok
+		if _, ok := titActions[w[1]]; ok {
+			return titTraceFile
+		}
+		return titNone
 	}
-	return false
+	return titNone
 }
 
 // NumRanks is the number of ranks.
@@ -362,10 +446,10 @@ func (t *Trace) open(r int) (*titStream, error) {
 	if r < 0 || r >= t.nranks {
 		return nil, fmt.Errorf("trace: tit: rank %d outside 0..%d", r, t.nranks-1)
 	}
-	name := t.names[0]
-	if !t.Shared {
-		name = t.names[r]
+	if t.Shared {
+		return t.openShared(r), nil
 	}
+	name := t.names[r]
 	f, err := t.fsys.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("trace: tit: %w", err)
@@ -380,6 +464,23 @@ func (t *Trace) open(r int) (*titStream, error) {
 	s := t.state(r, newTITScanner(f, file))
 	s.f = f
 	return s, nil
+}
+
+// openShared opens rank r's lines of a shared file, split by
+// splitShared.
+func (t *Trace) openShared(r int) *titStream {
+	file := t.names[0]
+	if len(t.Files) > 0 {
+		file = t.Files[0]
+	}
+	data := t.lines[r].data
+	// A buffer the size of the rank's lines, not 64 KiB: check holds
+	// every rank's stream at once (4,096 ranks: 256 MiB).
+	sc := newTITScannerSize(bytes.NewReader(data), file, min(len(data)+1, 64*1024))
+	sc.nos = t.lines[r].nos
+	s := t.state(r, sc)
+	s.f = io.NopCloser(nil)
+	return s
 }
 
 // state is a new stream of rank r's actions read by sc.
@@ -403,11 +504,21 @@ type titScanner struct {
 	file   string
 	line   int
 	fields []titField
+	// nos, for a rank's lines of a shared file, are their line numbers
+	// in the file.
+	nos  []int32
+	read int // lines read
 }
 
 func newTITScanner(r io.Reader, file string) *titScanner {
+	return newTITScannerSize(r, file, 64*1024)
+}
+
+// newTITScannerSize is newTITScanner with a first buffer of size bytes
+// (it grows to 256 MiB, the longest line).
+func newTITScannerSize(r io.Reader, file string, size int) *titScanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 256<<20)
+	sc.Buffer(make([]byte, size), 256<<20)
 	return &titScanner{sc: sc, file: file}
 }
 
@@ -416,6 +527,9 @@ func newTITScanner(r io.Reader, file string) *titScanner {
 func (s *titScanner) next() ([]titField, error) {
 	for s.sc.Scan() {
 		s.line++
+		if s.read++; s.nos != nil && s.read <= len(s.nos) {
+			s.line = int(s.nos[s.read-1])
+		}
 		b := s.sc.Bytes()
 		s.fields = s.fields[:0]
 		for i := 0; i < len(b); {
@@ -562,7 +676,7 @@ type titReq struct {
 
 // titStream is one rank's actions as calls.
 type titStream struct {
-	f      fs.File
+	f      io.Closer
 	sc     *titScanner
 	rank   int32
 	nranks int32

@@ -3,14 +3,15 @@ package tit
 import (
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
-	"github.com/gopsim/gopsim/trace/internal/tracetest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/internal/tracetest"
 )
 
 const titSamples = "testdata/simgrid-replay-examples"

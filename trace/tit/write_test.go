@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gopsim/gopsim/trace"
-	"github.com/gopsim/gopsim/trace/internal/tracetest"
 	"log"
 	"os"
 	"path/filepath"
@@ -16,6 +14,8 @@ import (
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/pattern"
 	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/internal/tracetest"
 )
 
 // titRoundTrip writes s as TIT at speed, reads it back with Open and
