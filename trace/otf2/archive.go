@@ -356,11 +356,8 @@ func (c *chunks) errf(off int64, format string, args ...any) error {
 // load reads the next chunk and its header. It returns io.EOF when the
 // file has no more bytes.
 func (c *chunks) load() error {
-	if c.buf == nil {
-		c.buf = make([]byte, c.size)
-	}
-	n, err := io.ReadFull(c.r, c.buf)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	n, err := c.fill()
+	if err != nil {
 		return fmt.Errorf("otf2: %s: %w", c.name, err)
 	}
 	c.base, c.n, c.pos = c.next, n, 0
@@ -382,6 +379,31 @@ func (c *chunks) load() error {
 	c.last = binary.LittleEndian.Uint64(c.buf[10:])
 	c.pos = chunkHeader
 	return nil
+}
+
+// fill reads the next chunk: up to the chunk size, into a buffer that
+// grows to what the file holds (a small file does not cost a whole chunk).
+func (c *chunks) fill() (int, error) {
+	n := 0
+	for {
+		if n == len(c.buf) {
+			if len(c.buf) >= c.size {
+				return n, nil
+			}
+			nb := make([]byte, min(c.size, max(4096, 2*len(c.buf))))
+			copy(nb, c.buf[:n])
+			c.buf = nb
+		}
+		m, err := io.ReadFull(c.r, c.buf[n:])
+		n += m
+		switch err {
+		case nil:
+		case io.EOF, io.ErrUnexpectedEOF:
+			return n, nil
+		default:
+			return n, err
+		}
+	}
 }
 
 // marker returns the next record id or marker, past the ends of chunks:
