@@ -75,7 +75,7 @@ package otf2
 //
 // Versions. The layout above is that of OTF2 2.x and 3.x (Score-P 2 to 9,
 // Debian's otf2 3.0); archives of other major versions are refused with
-// ErrVersion, naming the file and the offset of the version. Anchors of
+// ErrArchiveVersion, naming the file and the offset of the version. Anchors of
 // compressed (zlib) or SIONlib archives are refused the same way.
 //
 // Design notes. The decoder reads one chunk at a time into one buffer
@@ -98,12 +98,12 @@ import (
 	"strings"
 )
 
-// ErrFormat is what errors about malformed OTF2 archives unwrap to.
-var ErrFormat = errors.New("otf2: malformed OTF2 archive")
+// ErrArchive is what errors about malformed OTF2 archives unwrap to.
+var ErrArchive = errors.New("otf2: malformed OTF2 archive")
 
-// ErrVersion is what errors about archives of an OTF2 version (or a
+// ErrArchiveVersion is what errors about archives of an OTF2 version (or a
 // substrate or compression) the decoder does not read unwrap to.
-var ErrVersion = errors.New("otf2: unsupported OTF2 archive")
+var ErrArchiveVersion = errors.New("otf2: unsupported OTF2 archive")
 
 // MinMajor and MaxMajor are the OTF2 major versions the decoder reads.
 const (
@@ -111,24 +111,24 @@ const (
 	MaxMajor = 3
 )
 
-// FormatError is a malformed or unsupported part of an archive file. It
-// unwraps to ErrFormat (or ErrVersion) and, when there is one, the cause.
-type FormatError struct {
+// ArchiveError is a malformed or unsupported part of an archive file. It
+// unwraps to ErrArchive (or ErrArchiveVersion) and, when there is one, the cause.
+type ArchiveError struct {
 	File   string // the file
 	Offset int64  // byte offset in the file
 	Msg    string
-	Err    error // ErrFormat or ErrVersion, or nil for ErrFormat
+	Err    error // ErrArchive or ErrArchiveVersion, or nil for ErrArchive
 }
 
-func (e *FormatError) Error() string {
+func (e *ArchiveError) Error() string {
 	return fmt.Sprintf("otf2: %s: byte %d: %s", e.File, e.Offset, e.Msg)
 }
 
-func (e *FormatError) Unwrap() error {
+func (e *ArchiveError) Unwrap() error {
 	if e.Err != nil {
 		return e.Err
 	}
-	return ErrFormat
+	return ErrArchive
 }
 
 // Version is an OTF2 version.
@@ -168,9 +168,9 @@ type Archive struct {
 // holds one chunk in memory (Score-P's largest is 16 MiB).
 const maxChunk = 1 << 28
 
-// Open reads the anchor file path (NAME.otf2) and the global definitions
+// OpenArchive reads the anchor file path (NAME.otf2) and the global definitions
 // (NAME.def) beside it.
-func Open(path string) (*Archive, error) {
+func OpenArchive(path string) (*Archive, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("otf2: %w", err)
@@ -263,11 +263,11 @@ type fixedDec struct {
 }
 
 func (d *fixedDec) errf(off int64, msg string) error {
-	return &FormatError{File: d.name, Offset: off, Msg: msg}
+	return &ArchiveError{File: d.name, Offset: off, Msg: msg}
 }
 
 func (d *fixedDec) versionErr(off int64, msg string) error {
-	return &FormatError{File: d.name, Offset: off, Msg: msg, Err: ErrVersion}
+	return &ArchiveError{File: d.name, Offset: off, Msg: msg, Err: ErrArchiveVersion}
 }
 
 func (d *fixedDec) take(n int64, what string) []byte {
@@ -350,7 +350,7 @@ func newChunks(name string, r io.Reader, size uint64) *chunks {
 }
 
 func (c *chunks) errf(off int64, format string, args ...any) error {
-	return &FormatError{File: c.name, Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return &ArchiveError{File: c.name, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
 // load reads the next chunk and its header. It returns io.EOF when the
@@ -372,7 +372,7 @@ func (c *chunks) load() error {
 		return c.errf(c.base, "chunk starts with 0x%02x, not the chunk header 0x03 (not an OTF2 buffer file, or a chunk size other than the anchor's %d bytes)", c.buf[0], c.size)
 	}
 	if c.buf[1] != orderLittle {
-		return &FormatError{File: c.name, Offset: c.base + 1, Err: ErrVersion,
+		return &ArchiveError{File: c.name, Offset: c.base + 1, Err: ErrArchiveVersion,
 			Msg: fmt.Sprintf("byte order 0x%02x: only 0x%02x (archives written on little-endian machines) is read", c.buf[1], orderLittle)}
 	}
 	c.first = binary.LittleEndian.Uint64(c.buf[2:])

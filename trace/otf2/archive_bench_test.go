@@ -11,7 +11,7 @@ import (
 // decodeArchive reads every event of every location of an archive and
 // returns the number of events and of event file bytes.
 func decodeArchive(b *testing.B, anchor string) (events, size int64) {
-	a, err := Open(anchor)
+	a, err := OpenArchive(anchor)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -216,7 +216,7 @@ func (r *EventReader) Close() error {
 }
 
 // Next decodes the next event into ev. It returns io.EOF after the last
-// one, and a *FormatError (with the file and byte offset) for bad input.
+// one, and a *ArchiveError (with the file and byte offset) for bad input.
 func (r *EventReader) Next(ev *Event) error {
 	c := r.c
 	for {

@@ -13,7 +13,7 @@ import (
 // the global clock, here 1 GHz): the
 // MPI calls are the regions whose names start with "MPI_".
 func Example() {
-	a, err := otf2.Open(filepath.Join("testdata", "otf2gen-3.0.2", "ring.otf2"))
+	a, err := otf2.OpenArchive(filepath.Join("testdata", "otf2gen-3.0.2", "ring.otf2"))
 	if err != nil {
 		log.Fatal(err)
 	}

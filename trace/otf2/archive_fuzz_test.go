@@ -29,16 +29,16 @@ func fuzzSeeds(f *testing.F, pattern string, extra ...[]byte) {
 	}
 }
 
-// checkFuzzErr fails unless err is io.EOF or a *FormatError that names
+// checkFuzzErr fails unless err is io.EOF or a *ArchiveError that names
 // the file and an offset inside the data (or just past it).
 func checkFuzzErr(t *testing.T, err error, name string, size int) {
 	t.Helper()
 	if err == nil || err == io.EOF {
 		return
 	}
-	var fe *FormatError
+	var fe *ArchiveError
 	if !errors.As(err, &fe) {
-		t.Fatalf("error %v is not a *FormatError", err)
+		t.Fatalf("error %v is not a *ArchiveError", err)
 	}
 	if fe.File != name || fe.Offset < 0 || fe.Offset > int64(size) {
 		t.Fatalf("error %v: file %q, offset %d outside 0..%d", err, fe.File, fe.Offset, size)

@@ -160,7 +160,7 @@ func needPrint(t *testing.T) {
 // decodeAll reads every location's events, rendered as printed.
 func decodeAll(t *testing.T, anchor string) (*Archive, map[uint64][]string) {
 	t.Helper()
-	a, err := Open(anchor)
+	a, err := OpenArchive(anchor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestArchiveMatchesPrint(t *testing.T) {
 // TestArchiveDefinitions checks the global definitions of the Score-P
 // sample against what otf2-print prints for them.
 func TestArchiveDefinitions(t *testing.T) {
-	a, err := Open(sampleScoreP)
+	a, err := OpenArchive(sampleScoreP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,13 +300,13 @@ func TestArchiveErrors(t *testing.T) {
 		want []string
 		is   error
 	}{
-		{"version 1", patch(anchor, 9, 1), []string{"byte 9", "OTF2 version 1.0.0", "2.x to 3.x"}, ErrVersion},
-		{"version 4", patch(anchor, 9, 4, 1), []string{"byte 9", "OTF2 version 4.1.0"}, ErrVersion},
-		{"zlib", patch(anchor, 29, 2), []string{"byte 29", "compression 2"}, ErrVersion},
-		{"sion", patch(anchor, 28, 2), []string{"byte 28", "substrate 2"}, ErrVersion},
-		{"not otf2", []byte("hello"), []string{"byte 0", "not an OTF2 anchor"}, ErrFormat},
-		{"big endian", patch(anchor, 1, 0x23), []string{"byte 1", "byte order 0x23"}, ErrVersion},
-		{"cut", anchor[:40], []string{"file ends inside"}, ErrFormat},
+		{"version 1", patch(anchor, 9, 1), []string{"byte 9", "OTF2 version 1.0.0", "2.x to 3.x"}, ErrArchiveVersion},
+		{"version 4", patch(anchor, 9, 4, 1), []string{"byte 9", "OTF2 version 4.1.0"}, ErrArchiveVersion},
+		{"zlib", patch(anchor, 29, 2), []string{"byte 29", "compression 2"}, ErrArchiveVersion},
+		{"sion", patch(anchor, 28, 2), []string{"byte 28", "substrate 2"}, ErrArchiveVersion},
+		{"not otf2", []byte("hello"), []string{"byte 0", "not an OTF2 anchor"}, ErrArchive},
+		{"big endian", patch(anchor, 1, 0x23), []string{"byte 1", "byte order 0x23"}, ErrArchiveVersion},
+		{"cut", anchor[:40], []string{"file ends inside"}, ErrArchive},
 	}
 	for _, tc := range anchorTests {
 		t.Run("anchor "+tc.name, func(t *testing.T) {
@@ -339,7 +339,7 @@ func TestArchiveErrors(t *testing.T) {
 			for err == nil {
 				err = r.Next(&ev)
 			}
-			checkErr(t, err, "1.evt", ErrFormat, tc.want...)
+			checkErr(t, err, "1.evt", ErrArchive, tc.want...)
 		})
 	}
 }
@@ -360,9 +360,9 @@ func evtBuf(last uint64, recs ...[]byte) []byte {
 
 func checkErr(t *testing.T, err error, file string, is error, want ...string) {
 	t.Helper()
-	var fe *FormatError
+	var fe *ArchiveError
 	if !errors.As(err, &fe) || !errors.Is(err, is) {
-		t.Fatalf("error %v: not a *FormatError unwrapping to %v", err, is)
+		t.Fatalf("error %v: not a *ArchiveError unwrapping to %v", err, is)
 	}
 	if fe.File != file {
 		t.Errorf("error %v names %q, not %q", err, fe.File, file)
