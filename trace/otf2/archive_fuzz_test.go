@@ -51,7 +51,8 @@ func checkFuzzErr(t *testing.T, err error, name string, size int) {
 func FuzzArchiveEvents(f *testing.F) {
 	fuzzSeeds(f, filepath.Join("*", "*.evt"),
 		evtBuf(3, []byte{12, 1, 5}, []byte{6, 6, 1, 1, 0, 3, 1, 7}, []byte{13, 1, 5}, []byte{86, 13, 3, 1, 1, 1, 2, 2, 0, 1, 2, 0, 2, 1, 0x19}),
-		evtBuf(1, []byte{99, 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 7, 7}))
+		evtBuf(1, []byte{99, 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 7, 7}),
+		chunked(20, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, chunk := range []uint64{1 << 20, 64} {
 			l := &Local{offsets: []clockOffset{{time: 0, offset: 5}, {time: 1 << 40, offset: -1 << 30}}}

@@ -373,3 +373,82 @@ func checkErr(t *testing.T, err error, file string, is error, want ...string) {
 		}
 	}
 }
+
+// chunked writes events as an event file of chunks of size bytes: each
+// event is a timestamp and an Enter or Leave of region 7, alternating;
+// a chunk ends with 0x00 and zero padding when the next event does not
+// fit, the file with 0x02 0x01.
+func chunked(events, size int) []byte {
+	var out []byte
+	var chunk []byte
+	first := 1
+	flush := func(last int, end byte) {
+		h := []byte{markChunk, orderLittle}
+		h = binary.LittleEndian.AppendUint64(h, uint64(first))
+		h = binary.LittleEndian.AppendUint64(h, uint64(last))
+		c := append(append(h, chunk...), end)
+		if end == markEndChunk {
+			c = append(c, make([]byte, size-len(c))...)
+		} else {
+			c = append(c, 0x01)
+		}
+		out = append(out, c...)
+		chunk, first = chunk[:0], last+1
+	}
+	for i := 1; i <= events; i++ {
+		ev := []byte{markTime}
+		ev = binary.LittleEndian.AppendUint64(ev, uint64(1000*i))
+		ev = append(ev, byte(12+(i+1)%2), 1, 7)
+		if chunkHeader+len(chunk)+len(ev)+1 > size {
+			flush(i-1, markEndChunk)
+		}
+		chunk = append(chunk, ev...)
+	}
+	flush(events, markEndData)
+	return out
+}
+
+// TestArchiveChunks decodes files of many chunks, of chunk sizes that
+// cut between events at every place.
+func TestArchiveChunks(t *testing.T) {
+	for _, size := range []int{64, 65, 71, 100, 4096} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			const n = 500
+			data := chunked(n, size)
+			if size < 4096 && len(data) < 3*size {
+				t.Fatalf("%d bytes: not several chunks", len(data))
+			}
+			r := NewEventReader("c.evt", strings.NewReader(string(data)), uint64(size), nil)
+			var ev Event
+			for i := 1; ; i++ {
+				err := r.Next(&ev)
+				if err == io.EOF {
+					if i != n+1 {
+						t.Fatalf("%d events, want %d", i-1, n)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := Enter
+				if i%2 == 0 {
+					want = Leave
+				}
+				if ev.Kind != want || ev.Time != uint64(1000*i) || ev.Region != 7 {
+					t.Fatalf("event %d: %+v", i, ev)
+				}
+			}
+			// The same file read with another chunk size fails at the
+			// second chunk, saying so.
+			r = NewEventReader("c.evt", strings.NewReader(string(data)), uint64(size+8), nil)
+			var err error
+			for err == nil {
+				err = r.Next(&ev)
+			}
+			if size < 4096 {
+				checkErr(t, err, "c.evt", ErrArchive, "chunk")
+			}
+		})
+	}
+}
