@@ -277,12 +277,12 @@ type locConv struct {
 	irecvs map[uint64]trace.Completion
 	nbc    map[uint64]int // request → index (from base) of its call in out
 	unres  []int          // indices (from base) of the calls waiting for their completion, ascending
-	out    []trace.Call // the calls from out[head] on are still to leave
+	out    []trace.Call   // the calls from out[head] on are still to leave
 	head   int
 	base   int // index of out[0] among the location's calls
 	start  int64
 	inited bool
-	pos    int64                         // where the current event is (byte offset, line)
+	pos    int64                             // where the current event is (byte offset, line)
 	mkErr  func(pos int64, msg string) error // an error at a position
 }
 
