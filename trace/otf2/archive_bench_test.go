@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // decodeArchive reads every event of every location of an archive and
@@ -91,4 +93,31 @@ func splitFields(s string) []string {
 		}
 	}
 	return out
+}
+
+// BenchmarkArchiveTrace opens the Score-P sample as a trace (the checking
+// pass over every location) and reads every rank's calls (the second
+// pass): what gopsim convert does before building the schedule.
+func BenchmarkArchiveTrace(b *testing.B) {
+	b.ReportAllocs()
+	var calls int
+	for range b.N {
+		src, err := OpenArchiveTrace(sampleScoreP, "calc")
+		if err != nil {
+			b.Fatal(err)
+		}
+		calls = 0
+		var c trace.Call
+		for r := range src.NumRanks() {
+			rs, err := src.OpenRank(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rs.Next(&c) == nil {
+				calls++
+			}
+			rs.Close()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls*b.N), "ns/call")
 }

@@ -56,7 +56,7 @@ type model struct {
 	commIDs     map[uint32]int32
 	comms       []*trace.Comm // by gopsim id; nil for self communicators
 	self        []bool        // by gopsim id: a communicator of one rank, itself
-	regions     map[uint32]region
+	regions     map[uint32]*region
 }
 
 // region is what a region is to the converter.
@@ -81,7 +81,7 @@ func newModel(d *Definitions) (*model, error) {
 		return nil, fmt.Errorf("no ClockProperties definition")
 	}
 	m := &model{defs: d, tps: d.Clock.TicksPerSecond, offset: d.Clock.GlobalOffset, rankOf: map[uint64]int{},
-		commIDs: map[uint32]int32{}, regions: map[uint32]region{}}
+		commIDs: map[uint32]int32{}, regions: map[uint32]*region{}}
 	if err := m.ranks(); err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func newModel(d *Definitions) (*model, error) {
 	for id := range d.Regions {
 		name := d.RegionName(id)
 		f, known := funcs[name]
-		m.regions[id] = region{name: name, mpi: strings.HasPrefix(name, "MPI_"), fn: f, known: known,
+		m.regions[id] = &region{name: name, mpi: strings.HasPrefix(name, "MPI_"), fn: f, known: known,
 			local: localCalls[name] || strings.HasPrefix(name, "MPI_Type_")}
 	}
 	return m, nil
@@ -247,6 +247,9 @@ type openCall struct {
 	done    []trace.Completion
 	coll    *collData
 	pos     int64 // of the Enter event, for errors
+
+	sendV, recvV p2p // the storage of send, recv and coll
+	collV        collData
 }
 
 type p2p struct {
@@ -271,7 +274,8 @@ type locConv struct {
 	m      *model
 	n      *counts // nil: do not count (the second pass of a streamed trace)
 	rank   int
-	cur    *openCall
+	cur    *openCall // nil or &call
+	call   openCall
 	depth  int
 	isends map[uint64]trace.Completion
 	irecvs map[uint64]trace.Completion
@@ -337,7 +341,8 @@ func (l *locConv) event(ev *Event) error {
 			return nil
 		}
 		if reg, ok := l.m.regions[ev.Region]; ok && reg.mpi {
-			l.cur = &openCall{reg: &reg, start: t, pos: l.pos}
+			l.call = openCall{reg: reg, start: t, pos: l.pos}
+			l.cur = &l.call
 		}
 	case Leave:
 		if l.cur == nil {
@@ -347,7 +352,11 @@ func (l *locConv) event(ev *Event) error {
 			l.depth--
 			return nil
 		}
-		if name := l.m.regions[ev.Region].name; name != l.cur.reg.name {
+		if reg := l.m.regions[ev.Region]; reg != l.cur.reg && (reg == nil || reg.name != l.cur.reg.name) {
+			name := ""
+			if reg != nil {
+				name = reg.name
+			}
 			return l.errf("Leave %q inside %q (regions not nested)", name, l.cur.reg.name)
 		}
 		c := l.cur
@@ -360,9 +369,11 @@ func (l *locConv) event(ev *Event) error {
 		}
 		switch c := l.cur; {
 		case c != nil && ev.Kind != MpiRecv && c.send == nil:
-			c.send = x
+			c.sendV = x
+			c.send = &c.sendV
 		case c != nil && ev.Kind == MpiRecv && c.recv == nil:
-			c.recv = x
+			c.recv = &c.recvV
+			c.recvV = x
 		default:
 			l.warn("OTF2 " + ev.Kind.String() + " outside an MPI call or a second one in a call: ignored")
 		}
@@ -396,7 +407,8 @@ func (l *locConv) event(ev *Event) error {
 			return err
 		}
 		if c := l.cur; c != nil && c.coll == nil {
-			c.coll = x
+			c.collV = x
+			c.coll = &c.collV
 		} else {
 			l.warn("OTF2 MPI_COLLECTIVE_END outside an MPI call or a second one in a call: ignored")
 		}
@@ -436,38 +448,38 @@ func (l *locConv) rankOf(comm int32, n uint32, world bool) (int32, error) {
 	return members[n], nil
 }
 
-func (l *locConv) p2p(ev *Event) (*p2p, error) {
+func (l *locConv) p2p(ev *Event) (p2p, error) {
 	x := p2p{req: ev.Request, hasReq: ev.Kind == MpiIsend || ev.Kind == MpiIrecv}
 	var err error
 	if x.comm, err = l.commOf(ev.Comm); err != nil {
-		return nil, err
+		return x, err
 	}
 	if x.peer, err = l.rankOf(x.comm, ev.Peer, true); err != nil {
-		return nil, err
+		return x, err
 	}
 	if ev.Tag > 1<<31-1 || ev.Bytes > 1<<62 {
-		return nil, l.errf("tag %d or length %d out of range", ev.Tag, ev.Bytes)
+		return x, l.errf("tag %d or length %d out of range", ev.Tag, ev.Bytes)
 	}
 	x.tag, x.bytes = int32(ev.Tag), int64(ev.Bytes)
-	return &x, nil
+	return x, nil
 }
 
-func (l *locConv) coll(ev *Event) (*collData, error) {
+func (l *locConv) coll(ev *Event) (collData, error) {
 	x := collData{root: trace.None}
 	var err error
 	if x.comm, err = l.commOf(ev.Comm); err != nil {
-		return nil, err
+		return x, err
 	}
 	if ev.Root != Undefined {
 		if x.root, err = l.rankOf(x.comm, ev.Root, false); err != nil {
-			return nil, err
+			return x, err
 		}
 	}
 	if ev.Sent > 1<<62 || ev.Recv > 1<<62 {
-		return nil, l.errf("%s: sent %d or received %d bytes out of range", ev.Kind, ev.Sent, ev.Recv)
+		return x, l.errf("%s: sent %d or received %d bytes out of range", ev.Kind, ev.Sent, ev.Recv)
 	}
 	x.sent, x.recv = int64(ev.Sent), int64(ev.Recv)
-	return &x, nil
+	return x, nil
 }
 
 // completion is the completion an event records.
@@ -516,7 +528,7 @@ func (l *locConv) nbcComplete(ev *Event) (trace.Completion, error) {
 		return d, err
 	}
 	call := &l.out[i-l.base]
-	if err := l.collective(call, x); err != nil {
+	if err := l.collective(call, &x); err != nil {
 		return d, err
 	}
 	for j, u := range l.unres {
