@@ -502,7 +502,7 @@ func (c *chunks) bare(id byte) (rec, error) {
 // fixed64 reads the 8-byte value after a timestamp marker.
 func (c *chunks) fixed64() (uint64, error) {
 	if c.n-c.pos < 8 {
-		return 0, c.errf(c.off()-1, "timestamp: chunk ends inside its 8 bytes")
+		return 0, c.errf(c.off()-1, "timestamp: chunk ends inside its 8 bytes%s", c.cut())
 	}
 	v := binary.LittleEndian.Uint64(c.buf[c.pos:])
 	c.pos += 8

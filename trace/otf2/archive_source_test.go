@@ -3,10 +3,13 @@ package otf2
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
@@ -142,4 +145,120 @@ func TestArchiveTraceNonblockingCollectives(t *testing.T) {
 		t.Errorf("converter: unsupported %v", st.Unsupported)
 	}
 	t.Logf("warnings: %v", src.Warnings)
+}
+
+// copyArchive copies the OTF2 3 sample to a temporary directory and
+// returns its anchor file.
+func copyArchive(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Dir(sampleGen)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, filepath.Base(sampleGen))
+}
+
+// firstEvent is the offset of location 0's first event of kind k.
+func firstEvent(t *testing.T, anchor string, k Kind) int64 {
+	t.Helper()
+	a, err := OpenArchive(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Events(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var ev Event
+	for r.Next(&ev) == nil {
+		if ev.Kind == k {
+			return ev.Offset
+		}
+	}
+	t.Fatalf("no %s event", k)
+	return 0
+}
+
+// TestArchiveTraceErrors damages a copy of the OTF2 3 sample: each
+// error names the file and the byte offset, or what is missing.
+func TestArchiveTraceErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, anchor string)
+		want   []string
+	}{
+		{"peer outside its communicator", func(t *testing.T, anchor string) {
+			off := firstEvent(t, anchor, MpiIsend)
+			patchFile(t, evtFile(anchor, 0), off+3, 9) // receiver 1 → 9
+		}, []string{"ring/0.evt: byte ", "rank 9 outside communicator of 4 ranks"}},
+		{"undefined communicator", func(t *testing.T, anchor string) {
+			off := firstEvent(t, anchor, MpiIsend)
+			patchFile(t, evtFile(anchor, 0), off+4, 0xff) // comm 0 → undefined
+		}, []string{"ring/0.evt: byte ", "communicator 4294967295 is not defined"}},
+		{"regions not nested", func(t *testing.T, anchor string) {
+			off := firstEvent(t, anchor, Leave)
+			patchFile(t, evtFile(anchor, 0), off+1, 0xff) // Leave MPI_Init → an undefined region
+		}, []string{"ring/0.evt: byte ", `Leave "" inside "MPI_Init" (regions not nested)`}},
+		{"cut event file", func(t *testing.T, anchor string) {
+			b, _ := os.ReadFile(evtFile(anchor, 2))
+			os.WriteFile(evtFile(anchor, 2), b[:len(b)/2], 0o644)
+		}, []string{"ring/2.evt: byte ", "file cut short"}},
+		{"missing event file", func(t *testing.T, anchor string) {
+			os.Remove(evtFile(anchor, 3))
+		}, []string{"ring/3.evt", "no such file"}},
+		{"no clock", func(t *testing.T, anchor string) {
+			def := strings.TrimSuffix(anchor, ".otf2") + ".def"
+			patchFile(t, def, 18, 99) // the first record, ClockProperties, becomes an unknown one
+		}, []string{"ring.def", "no ClockProperties definition"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			anchor := copyArchive(t)
+			tc.damage(t, anchor)
+			_, err := OpenArchiveTrace(anchor, "calc")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if !strings.Contains(tc.name, "missing") && !errors.Is(err, ErrArchive) {
+				t.Errorf("error %v does not unwrap to ErrArchive", err)
+			}
+		})
+	}
+}
+
+func evtFile(anchor string, loc int) string {
+	return filepath.Join(strings.TrimSuffix(anchor, ".otf2"), fmt.Sprintf("%d.evt", loc))
+}
+
+func patchFile(t *testing.T, path string, off int64, v byte) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off] = v
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
