@@ -29,6 +29,8 @@ type paramFile struct {
 	LogfP     *LogfPParams     `json:"logfp"`
 	PLogP     *PLogPParams     `json:"plogp"`
 	Log3P     *Log3PParams     `json:"log3p"`
+	// The MPI library's one-time costs, for the converter.
+	Library *LibraryCosts `json:"library"`
 	// Informational keys that calibration writes; any value, ignored.
 	Fit      infoValue `json:"fit"`
 	Warnings infoValue `json:"warnings"`
@@ -68,6 +70,9 @@ const maxParamFile = 64 << 20
 //	"logfp": {"f": 4, "o_burst_ns": 0, "o_recv_ns": 0}
 //	"plogp": {"L_ns": 2500, "points": [{"s_bytes": 1, "os_ns": 1500, "or_ns": 1500, "g_ns": 1000}, ...]}
 //	"log3p": {"points": [{"s_bytes": 16384, "stride_bytes": 1024, "pack_ns": 420000, "unpack_ns": 420000}, ...]}
+//
+// "library" holds the MPI library's one-time costs (LibraryCosts), which
+// the converter of traces charges and the engine does not use.
 func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxParamFile+1))
 	if err != nil {
@@ -106,6 +111,9 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 	}
 	if f.Log3P != nil {
 		p.Log3P = f.Log3P
+	}
+	if f.Library != nil {
+		p.Library = f.Library
 	}
 	if err := p.Validate(); err != nil {
 		return base, fmt.Errorf("%s: %w", name, err)
@@ -225,6 +233,13 @@ func (d *strictDecoder) fill(v reflect.Value, t json.Token, off int64, key strin
 		}
 		_, _, err := d.token() // ']'
 		return err
+	case reflect.String:
+		x, ok := t.(string)
+		if !ok {
+			return d.errAt(off, "%s: expected a string, found %s", keyName(key), describe(t))
+		}
+		v.SetString(x)
+		return nil
 	case reflect.Float64:
 		x, err := d.number(t, off, key)
 		if err != nil {

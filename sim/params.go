@@ -37,6 +37,10 @@ type Params struct {
 	LogfP     *LogfPParams     `json:"logfp,omitempty"`
 	PLogP     *PLogPParams     `json:"plogp,omitempty"`
 	Log3P     *Log3PParams     `json:"log3p,omitempty"`
+
+	// Library are the MPI library's one-time costs, which the converter
+	// of traces charges; the engine does not use them (LibraryCosts).
+	Library *LibraryCosts `json:"library,omitempty"`
 }
 
 // Range is the parameter set of one message-size range, in the units of
@@ -101,6 +105,9 @@ func (p Params) Validate() error {
 					i, r.MinBytes, r.MaxBytes, f.name, f.v, int64(MaxParam))
 			}
 		}
+	}
+	if err := p.Library.Validate(); err != nil {
+		return err
 	}
 	return p.validateModels()
 }

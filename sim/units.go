@@ -227,3 +227,18 @@ func FormatBandwidth(g float64) string {
 	}
 	return strconv.FormatFloat(bps, 'g', 4, 64) + " B/s"
 }
+
+// FormatDuration formats a time of ns nanoseconds in the largest unit of
+// ns, us, ms and s that keeps a number of at least 1, to 4 significant
+// digits ("290.6 us"), in units ParseDuration reads back.
+func FormatDuration(ns float64) string {
+	for _, u := range []struct {
+		name string
+		f    float64
+	}{{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}} {
+		if ns >= u.f {
+			return strconv.FormatFloat(ns/u.f, 'g', 4, 64) + " " + u.name
+		}
+	}
+	return strconv.FormatFloat(ns, 'g', 4, 64) + " ns"
+}

@@ -104,7 +104,7 @@ func workloads() []workload {
 		ex("strided"),
 		ex("fring"),
 		ex("fring_f08"),
-		{name: "irregular", bin: filepath.Join("bin", "examples", "mpi", "irregular"), min: 4},
+		ex("irregular"),
 		{name: "LAMMPS in.melt", bin: "lmp", input: "lammps/in.melt", lammps: true, min: 1},
 		{name: "LAMMPS in.lj", bin: "lmp", input: "lammps/in.lj", lammps: true, min: 1},
 		{name: "HPCC", bin: "hpcc", input: "hpcc/hpccinf.txt", min: 2},

@@ -22,7 +22,7 @@ func TestFlagsThatDoNothing(t *testing.T) {
 	} else if err := os.WriteFile(result, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	liballprof := "../../trace/testdata/liballprof/vladimir-4"
+	liballprof := "../../trace/liballprof/testdata/vladimir-4"
 	out := func(name string) string { return filepath.Join(dir, name) }
 	for _, tc := range []struct {
 		name string
@@ -95,7 +95,7 @@ func TestFlagsThatDoNothing(t *testing.T) {
 // TestComputeScaleZero: --compute-scale 0 drops the computation of a
 // trace (it used to be taken as 1 while the summary said "scale 0").
 func TestComputeScaleZero(t *testing.T) {
-	in := "../../trace/testdata/liballprof/vladimir-4"
+	in := "../../trace/liballprof/testdata/vladimir-4"
 	calcs := regexp.MustCompile(`(\d+) ns of computation`)
 	for _, tc := range []struct {
 		scale   string
@@ -125,7 +125,7 @@ func TestComputeScaleZero(t *testing.T) {
 // time that drops the computation.
 func TestComputeScaleOverflow(t *testing.T) {
 	o := filepath.Join(t.TempDir(), "out.goal")
-	code, _, e := run("convert", "--compute-scale", "1e300", "../../trace/testdata/liballprof/vladimir-4", o)
+	code, _, e := run("convert", "--compute-scale", "1e300", "../../trace/liballprof/testdata/vladimir-4", o)
 	if code != ExitError || !strings.Contains(e, "times the compute scale 1e+300") || !strings.Contains(e, "rank 0") {
 		t.Errorf("exit %d: %s", code, e)
 	}

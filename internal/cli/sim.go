@@ -118,6 +118,9 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		if given["S"] {
 			p.EagerLimit = cmdline.EagerLimit
 		}
+		if p.Library != nil {
+			fmt.Fprintf(stderr, "gopsim sim: note: %s's \"library\" section (the one-time costs of %s) is charged when a trace is converted (gopsim convert --params, gopsim validate --params); a schedule has those costs when it was converted so, and the engine adds none\n", o.ParamsFile, p.Library.Name)
+		}
 		o.Params = p
 	}
 	if err := Sim(*o, stdout); err != nil {
