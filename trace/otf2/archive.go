@@ -96,6 +96,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gopsim/gopsim/trace"
 )
 
 // ErrArchive is what errors about malformed OTF2 archives unwrap to.
@@ -124,11 +126,14 @@ func (e *ArchiveError) Error() string {
 	return fmt.Sprintf("otf2: %s: byte %d: %s", e.File, e.Offset, e.Msg)
 }
 
-func (e *ArchiveError) Unwrap() error {
-	if e.Err != nil {
-		return e.Err
+// Unwrap gives ErrArchive (or ErrArchiveVersion), and ErrOTF2 and
+// trace.ErrFormat as all errors about malformed traces.
+func (e *ArchiveError) Unwrap() []error {
+	err := e.Err
+	if err == nil {
+		err = ErrArchive
 	}
-	return ErrArchive
+	return []error{err, ErrOTF2, trace.ErrFormat}
 }
 
 // Version is an OTF2 version.

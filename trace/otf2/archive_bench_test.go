@@ -102,7 +102,7 @@ func BenchmarkArchiveTrace(b *testing.B) {
 	b.ReportAllocs()
 	var calls int
 	for range b.N {
-		src, err := OpenArchiveTrace(sampleScoreP, "calc")
+		src, err := Open(sampleScoreP, Options{Unsupported: "calc"})
 		if err != nil {
 			b.Fatal(err)
 		}

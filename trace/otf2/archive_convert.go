@@ -88,17 +88,26 @@ func newModel(d *Definitions) (*model, error) {
 	if err := m.communicators(); err != nil {
 		return nil, err
 	}
-	funcs := map[string]trace.Func{}
-	for _, f := range trace.Funcs() {
-		funcs[f.String()] = f
-	}
 	for id := range d.Regions {
-		name := d.RegionName(id)
-		f, known := funcs[name]
-		m.regions[id] = &region{name: name, mpi: strings.HasPrefix(name, "MPI_"), fn: f, known: known,
-			local: localCalls[name] || strings.HasPrefix(name, "MPI_Type_")}
+		m.addRegion(id, d.RegionName(id))
 	}
 	return m, nil
+}
+
+// funcs maps MPI function names to gopsim's.
+var funcs = func() map[string]trace.Func {
+	m := map[string]trace.Func{}
+	for _, f := range trace.Funcs() {
+		m[f.String()] = f
+	}
+	return m
+}()
+
+// addRegion classifies region id, named name.
+func (m *model) addRegion(id uint32, name string) {
+	f, known := funcs[name]
+	m.regions[id] = &region{name: name, mpi: strings.HasPrefix(name, "MPI_"), fn: f, known: known,
+		local: localCalls[name] || strings.HasPrefix(name, "MPI_Type_")}
 }
 
 // ranks finds the MPI processes: the COMM_LOCATIONS group of the MPI

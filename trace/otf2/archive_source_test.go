@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -48,27 +49,49 @@ func gunzip(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestArchiveTraceMatchesPrint converts the Score-P sample natively and
-// from otf2-print's output: the same schedule, the same unsupported calls.
+// TestArchiveTraceMatchesPrint converts every OTF2 sample of testdata
+// natively and from otf2-print's text of it, the saved one and the
+// printer's today: the same schedule (GOAL text), the same unsupported
+// calls and warnings.
 func TestArchiveTraceMatchesPrint(t *testing.T) {
-	native, err := OpenArchiveTrace(sampleScoreP, "calc")
-	if err != nil {
-		t.Fatal(err)
+	anchors, _ := filepath.Glob(filepath.Join("testdata", "*", "*.otf2"))
+	if len(anchors) < 2 {
+		t.Fatalf("samples %v", anchors)
 	}
-	printed, err := trace.ReadOTF2Print(bytes.NewReader(gunzip(t, filepath.Join("..", "testdata", "otf2", "sstmacro-otf2-10.print.txt.gz"))),
-		sampleScoreP, trace.OTF2Options{Unsupported: "calc"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(native.Unsupported(), printed.Unsupported()) {
-		t.Errorf("unsupported: native %v, printed %v", native.Unsupported(), printed.Unsupported())
-	}
-	n, p := schedule(t, native), schedule(t, printed)
-	if n != p {
-		t.Fatalf("schedules differ: native %d bytes, printed %d bytes", len(n), len(p))
-	}
-	if len(n) < 10000 {
-		t.Fatalf("schedule of %d bytes", len(n))
+	for _, anchor := range anchors {
+		t.Run(filepath.Base(filepath.Dir(anchor)), func(t *testing.T) {
+			native, err := Open(anchor, Options{Unsupported: "calc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := schedule(t, native)
+			if len(want) < 5000 {
+				t.Fatalf("schedule of %d bytes", len(want))
+			}
+			texts := map[string][]byte{"saved": gunzip(t, filepath.Dir(anchor)+".print.txt.gz")}
+			if PrintAvailable() || os.Getenv("CI") == "true" {
+				out, err := exec.Command("otf2-print", "-A", anchor).Output()
+				if err != nil {
+					t.Fatalf("otf2-print: %v", err)
+				}
+				texts["otf2-print"] = out
+			}
+			for name, text := range texts {
+				printed, err := ReadPrint(bytes.NewReader(text), anchor, Options{Unsupported: "calc"})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if got := schedule(t, printed); got != want {
+					t.Errorf("%s: schedules differ: native %d bytes, printed %d bytes", name, len(want), len(got))
+				}
+				if !reflect.DeepEqual(native.Unsupported(), printed.Unsupported()) {
+					t.Errorf("%s: unsupported: native %v, printed %v", name, native.Unsupported(), printed.Unsupported())
+				}
+				if !reflect.DeepEqual(native.Warnings, printed.Warnings) {
+					t.Errorf("%s: warnings: native %q, printed %q", name, native.Warnings, printed.Warnings)
+				}
+			}
+		})
 	}
 }
 
@@ -77,7 +100,7 @@ func TestArchiveTraceMatchesPrint(t *testing.T) {
 // the wait that completes them: they are collectives, started at the call
 // and completed at the wait, not computation.
 func TestArchiveTraceNonblockingCollectives(t *testing.T) {
-	src, err := OpenArchiveTrace(sampleGen, "")
+	src, err := Open(sampleGen, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +254,7 @@ func TestArchiveTraceErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			anchor := copyArchive(t)
 			tc.damage(t, anchor)
-			_, err := OpenArchiveTrace(anchor, "calc")
+			_, err := Open(anchor, Options{Unsupported: "calc"})
 			if err == nil {
 				t.Fatal("no error")
 			}

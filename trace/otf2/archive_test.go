@@ -18,7 +18,7 @@ import (
 // Samples: the Score-P 2.0.2 archive of the trace package's tests and
 // the OTF2 3.0.2 archive written by testdata/otf2gen.c.
 var (
-	sampleScoreP = filepath.Join("..", "testdata", "otf2", "sstmacro-otf2-10", "traces.otf2")
+	sampleScoreP = filepath.Join("testdata", "sstmacro-otf2-10", "traces.otf2")
 	sampleGen    = filepath.Join("testdata", "otf2gen-3.0.2", "ring.otf2")
 )
 
@@ -202,7 +202,7 @@ func TestArchiveMatchesPrint(t *testing.T) {
 		version             Version
 		locations           int
 	}{
-		{"scorep-2.0.2", sampleScoreP, filepath.Join("..", "testdata", "otf2", "sstmacro-otf2-10.print.txt.gz"), Version{2, 0, 0}, 10},
+		{"scorep-2.0.2", sampleScoreP, filepath.Join("testdata", "sstmacro-otf2-10.print.txt.gz"), Version{2, 0, 0}, 10},
 		{"otf2gen-3.0.2", sampleGen, filepath.Join("testdata", "otf2gen-3.0.2.print.txt.gz"), Version{3, 0, 2}, 4},
 		{"scorep-2.0.2 live", sampleScoreP, "", Version{2, 0, 0}, 10},
 		{"otf2gen-3.0.2 live", sampleGen, "", Version{3, 0, 2}, 4},
