@@ -289,5 +289,5 @@ func ExampleWarmup_Costs() {
 			{Name: "MPI_Allreduce", First: 50000, Warm: 1000}, {Name: "MPI_Allgather", First: 7000, Warm: 900}}}
 	c := w.Costs()
 	fmt.Println(c.FirstContactNs, c.CommCreateNs, c.FirstCallNs("MPI_Allreduce"))
-	// Output: 298000 4600 49000
+	// Output: 298000 2600 49000
 }

@@ -316,17 +316,24 @@ func (w Warmup) call(name string) (WarmupCost, bool) {
 // Costs are the library costs the converter charges (sim.LibraryCosts):
 //   - first contact: the first round trip with the peer less a warm one;
 //   - first call of each probed function: its first call less a warm one;
-//   - creating a communicator: a warm MPI_Comm_split less a warm
-//     MPI_Allgather and MPI_Allreduce of 8 bytes, the communication
-//     whose cost the schedule already simulates for it (at least 0).
+//   - creating a communicator: a warm MPI_Comm_split less the warm
+//     collectives the converter models it with (docs/formats.md), whose
+//     cost the schedule already simulates: an MPI_Allgather and the
+//     context-id agreement, one MPI_Allreduce (MPICH) or three (Open MPI,
+//     by the library's name); at least 0.
 func (w Warmup) Costs() *sim.LibraryCosts {
 	c := &sim.LibraryCosts{Name: w.Library, FirstContactNs: float64(w.Contact.Extra())}
 	if split, ok := w.call("MPI_Comm_split"); ok {
 		comm := split.Warm
-		for _, name := range []string{"MPI_Allgather", "MPI_Allreduce"} {
-			if x, ok := w.call(name); ok {
-				comm -= x.Warm
-			}
+		if x, ok := w.call("MPI_Allgather"); ok {
+			comm -= x.Warm
+		}
+		rounds := int64(1)
+		if strings.Contains(w.Library, "Open MPI") {
+			rounds = 3
+		}
+		if x, ok := w.call("MPI_Allreduce"); ok {
+			comm -= rounds * x.Warm
 		}
 		c.CommCreateNs = float64(max(comm, 0))
 	}

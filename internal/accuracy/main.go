@@ -354,7 +354,7 @@ func tracedRun(np int, lib, bin string, args []string, cwd string, w workload, p
 		}
 		r.calls, r.records, r.size = st.Calls, st.Records, st.Bytes
 	}
-	v, err := validation.Run(d, validation.Options{Params: p})
+	v, err := validation.Run(d, validation.Options{Params: p, Convert: trace.ConvertOptions{LibraryCosts: p.Library}})
 	return v, t, err
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/progress"
+	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -45,6 +46,10 @@ type ConvertOptions struct {
 	// Quiet draws no progress bar (one is drawn on log only when it is a
 	// terminal).
 	Quiet bool
+	// LibraryCostsFile is a parameter file whose "library" section
+	// (sim.LibraryCosts) sets Trace.LibraryCosts, or "none" for none
+	// (loadLibraryCosts); "" leaves Trace.LibraryCosts as it is.
+	LibraryCostsFile string
 }
 
 // convertFormats are the input formats: gopsim's own traces (checked
@@ -114,6 +119,31 @@ func logStandIns(log io.Writer, st *trace.ConvertStats) {
 	if len(st.CollStandIns) > 0 {
 		fmt.Fprintf(log, "collectives whose algorithm is not modelled, converted with a stand-in: %s\n", countList(st.CollStandIns))
 	}
+	if st.LibraryNs > 0 || st.LibraryFirstCalls+st.LibraryContacts+st.LibraryCommCreates > 0 {
+		fmt.Fprintf(log, "the library's one-time costs, charged as computation: %s in all ranks (%d first calls, %d first contacts with a peer, %d communicator creations)\n",
+			sim.FormatDuration(float64(st.LibraryNs)), st.LibraryFirstCalls, st.LibraryContacts, st.LibraryCommCreates)
+	}
+}
+
+// libraryCostsFlag is --library-costs: a parameter file whose "library"
+// section is charged, or "none".
+const libraryCostsUsage = "charge the MPI library's one-time costs of the \"library\" section of this parameter `file` (gopsim calibrate --backend mpi writes it): first calls, first contacts with a peer, communicator creation; \"none\" charges none"
+
+// loadLibraryCosts reads the "library" section of parameter file path
+// ("none": nil); a file without one is an error, as the flag would have
+// no effect.
+func loadLibraryCosts(path string) (*sim.LibraryCosts, error) {
+	if path == "none" {
+		return nil, nil
+	}
+	p, err := sim.ReadParamsFile(path, sim.DefaultParams())
+	if err != nil {
+		return nil, err
+	}
+	if p.Library == nil {
+		return nil, fmt.Errorf("%s has no \"library\" section, so --library-costs would charge nothing (gopsim calibrate --backend mpi writes one)", path)
+	}
+	return p.Library, nil
 }
 
 // convertOutputs are the output formats.
@@ -215,6 +245,7 @@ func convertTraceFlags(fs *flag.FlagSet, o *ConvertOptions) {
 	fs.Var(perByteQty(&o.Trace.ReduceNsPerByte), "reduce-cost", "reduction compute in collectives, in `ns/byte` (or as a rate: 4GB/s)")
 	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
 	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
+	fs.StringVar(&o.LibraryCostsFile, "library-costs", "", libraryCostsUsage)
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) int {
@@ -295,6 +326,13 @@ func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
 		return convertToTIT(in, from, out, o, log)
 	default:
 		return fmt.Errorf("output format %q: expected one of %s", o.To, strings.Join(convertOutputs, ", "))
+	}
+	if o.LibraryCostsFile != "" {
+		lib, err := loadLibraryCosts(o.LibraryCostsFile)
+		if err != nil {
+			return err
+		}
+		o.Trace.LibraryCosts = lib
 	}
 	src, warnings, err := openTrace(in, from, o, log)
 	if err != nil {

@@ -194,11 +194,12 @@ func TestValidateMPI(t *testing.T) {
 			checkValidateMPI(t, dir)
 		})
 	}
-	// At 2 ranks, irregular (which needs 4) calls MPI_Abort: no
+	// On 1 rank, irregular (which needs 2) calls MPI_Abort: no
 	// MPI_Finalize to measure up to.
 	t.Run("abort", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "irregular")
-		args := append([]string{"trace", "-o", dir, "--lib", filepath.Join(root, "bin", TracerLib), "--"}, mpirun...)
+		one := append([]string{"mpirun", "-np", "1"}, mpirun[3:]...)
+		args := append([]string{"trace", "-o", dir, "--lib", filepath.Join(root, "bin", TracerLib), "--"}, one...)
 		args = append(args, filepath.Join(root, "bin", "examples", "mpi", "irregular"))
 		run(args...) // fails: the program aborts
 		code, _, errOut := run("validate", dir)
@@ -405,13 +406,42 @@ func TestCalibrateTraceValidate(t *testing.T) {
 		t.Errorf("measured %d ns, simulated %d ns, ratio %v", v.MeasuredNs, v.SimulatedNs, v.Ratio)
 	}
 
-	bin := filepath.Join(dir, "pingpong.bin")
-	if code, _, errOut := run("convert", tr, bin); code != ExitOK {
-		t.Fatalf("gopsim convert: exit %d: %s", code, errOut)
+	// validate charges the file's library section; convert does with
+	// --library-costs, and sim notes that it adds none itself.
+	if want.Library == nil || !strings.Contains(errOut, "the library's one-time costs, charged as computation: ") {
+		t.Errorf("no library costs charged: %+v\n%s", want.Library, errOut)
 	}
-	code, out, errOut = run("sim", "--json", "--params", params, bin)
+	if got := convertSim(t, dir, params, tr, "--library-costs", params); got != v.SimulatedNs {
+		t.Errorf("validate simulated %d ns, convert --library-costs + sim %d ns", v.SimulatedNs, got)
+	}
+	code, out, errOut = run("validate", "--json", "--params", params, "--library-costs", "none", tr)
+	if code != ExitOK {
+		t.Fatalf("gopsim validate --library-costs none: exit %d: %s", code, errOut)
+	}
+	var none validateJSON
+	if err := json.Unmarshal([]byte(out), &none); err != nil {
+		t.Fatal(err)
+	}
+	if got := convertSim(t, dir, params, tr); got != none.SimulatedNs || none.SimulatedNs >= v.SimulatedNs {
+		t.Errorf("validate without library costs simulated %d ns, convert + sim %d ns, with them %d ns", none.SimulatedNs, got, v.SimulatedNs)
+	}
+	t.Logf("calibrated ping-pong of 4 KiB: measured %d ns, simulated %d ns, ratio %.3f", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+}
+
+// convertSim converts trace tr with the convert flags given and simulates
+// it with parameter file params, returning the simulated time.
+func convertSim(t *testing.T, dir, params, tr string, flags ...string) int64 {
+	t.Helper()
+	bin := filepath.Join(dir, "pingpong.bin")
+	if code, _, errOut := run(append(append([]string{"convert"}, flags...), tr, bin)...); code != ExitOK {
+		t.Fatalf("gopsim convert %v: exit %d: %s", flags, code, errOut)
+	}
+	code, out, errOut := run("sim", "--json", "--params", params, bin)
 	if code != ExitOK {
 		t.Fatalf("gopsim sim --params: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "note: "+params+"'s \"library\" section") {
+		t.Errorf("sim does not note the library section:\n%s", errOut)
 	}
 	var s struct {
 		MaxTimeNs int64 `json:"max_time_ns"`
@@ -419,8 +449,5 @@ func TestCalibrateTraceValidate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.MaxTimeNs != v.SimulatedNs {
-		t.Errorf("validate simulated %d ns, convert + sim %d ns", v.SimulatedNs, s.MaxTimeNs)
-	}
-	t.Logf("calibrated ping-pong of 4 KiB: measured %d ns, simulated %d ns, ratio %.3f", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+	return s.MaxTimeNs
 }
