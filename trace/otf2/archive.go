@@ -146,19 +146,19 @@ type Property struct{ Name, Value string }
 
 // Anchor is the content of an archive's anchor file.
 type Anchor struct {
-	Version            Version
-	ChunkSizeEvents    uint64
-	ChunkSizeDefs      uint64
-	Substrate          uint8 // 1: POSIX files
-	Compression        uint8 // 1: none
-	NumLocations       uint64
-	NumGlobalDefs      uint64
-	Machine            string
-	Creator            string
-	Description        string
-	Properties         []Property
-	TraceID            uint64
-	Snapshots, Thumbns uint32
+	Version               Version
+	ChunkSizeEvents       uint64
+	ChunkSizeDefs         uint64
+	Substrate             uint8 // 1: POSIX files
+	Compression           uint8 // 1: none
+	NumLocations          uint64
+	NumGlobalDefs         uint64
+	Machine               string
+	Creator               string
+	Description           string
+	Properties            []Property
+	TraceID               uint64
+	Snapshots, Thumbnails uint32
 }
 
 // Archive is an opened OTF2 archive: its anchor and global definitions.
@@ -243,7 +243,7 @@ func DecodeAnchor(name string, data []byte) (Anchor, error) {
 		an.Properties = append(an.Properties, Property{d.str(), d.str()})
 	}
 	an.TraceID = d.u64()
-	an.Snapshots, an.Thumbns = d.u32(), d.u32()
+	an.Snapshots, an.Thumbnails = d.u32(), d.u32()
 	if d.err != nil {
 		return an, d.err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gopsim/gopsim/trace"
@@ -68,7 +69,7 @@ func BenchmarkArchiveDecode(b *testing.B) {
 		if err != nil {
 			b.Skip("pkg-config otf2: libotf2 is not installed (apt-get install libotf2-trace-dev)")
 		}
-		args := append([]string{"-O1", "-o", gen, filepath.Join("testdata", "otf2gen.c")}, splitFields(string(flags))...)
+		args := append([]string{"-O1", "-o", gen, filepath.Join("testdata", "otf2gen.c")}, strings.Fields(string(flags))...)
 		if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
 			b.Skipf("cannot build otf2gen: %v\n%s", err, out)
 		}
@@ -77,22 +78,6 @@ func BenchmarkArchiveDecode(b *testing.B) {
 		}
 		benchArchive(b, filepath.Join(dir, "a", "big.otf2"))
 	})
-}
-
-func splitFields(s string) []string {
-	var out []string
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ' ' || s[i] == '\n' || s[i] == '\t' {
-			if start >= 0 {
-				out = append(out, s[start:i])
-			}
-			start = -1
-		} else if start < 0 {
-			start = i
-		}
-	}
-	return out
 }
 
 // BenchmarkArchiveTrace opens the Score-P sample as a trace (the checking

@@ -158,7 +158,7 @@ func (m *model) communicators() error {
 	worldIdx := -1
 	for i, c := range d.Comms {
 		if g, ok := d.Groups[c.Group]; ok && g.Type == GroupCommGroup && c.Parent == Undefined && len(g.Members) == world {
-			if worldIdx < 0 || d.String(c.Name) == "MPI_COMM_WORLD" {
+			if worldIdx < 0 || d.Text(c.Name) == "MPI_COMM_WORLD" {
 				worldIdx = i
 			}
 		}

@@ -113,8 +113,8 @@ type Definitions struct {
 	Count     uint64 // records read
 }
 
-// String returns string id's text, or "" if it is not defined.
-func (d *Definitions) String(id uint32) string { return d.Strings[id] }
+// Text returns string id's text, or "" if it is not defined.
+func (d *Definitions) Text(id uint32) string { return d.Strings[id] }
 
 // RegionName returns the name of region id, or "" if it is not defined.
 func (d *Definitions) RegionName(id uint32) string {

@@ -29,7 +29,7 @@ func printed(d *Definitions, loc uint64, ev *Event) string {
 	comm := func(c uint32) string {
 		for _, cm := range d.Comms {
 			if cm.ID == c {
-				return fmt.Sprintf("%q <%d>", d.String(cm.Name), c)
+				return fmt.Sprintf("%q <%d>", d.Text(cm.Name), c)
 			}
 		}
 		return fmt.Sprintf("UNKNOWN <%d>", c)
@@ -254,11 +254,11 @@ func TestArchiveDefinitions(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"string 1", d.String(1), "machine"},
+		{"string 1", d.Text(1), "machine"},
 		{"region 173", d.RegionName(173), "MPI_Init"},
 		{"region 175", d.RegionName(175), "MPI_Initialized"},
 		{"comms", len(d.Comms), 8},
-		{"comm 0 name", d.String(d.Comms[0].Name), "MPI_COMM_WORLD"},
+		{"comm 0 name", d.Text(d.Comms[0].Name), "MPI_COMM_WORLD"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
