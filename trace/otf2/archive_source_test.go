@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -70,11 +69,7 @@ func TestArchiveTraceMatchesPrint(t *testing.T) {
 			}
 			texts := map[string][]byte{"saved": gunzip(t, filepath.Dir(anchor)+".print.txt.gz")}
 			if PrintAvailable() || os.Getenv("CI") == "true" {
-				out, err := exec.Command("otf2-print", "-A", anchor).Output()
-				if err != nil {
-					t.Fatalf("otf2-print: %v", err)
-				}
-				texts["otf2-print"] = out
+				texts["otf2-print"] = livePrint(t, anchor)
 			}
 			for name, text := range texts {
 				printed, err := ReadPrint(bytes.NewReader(text), anchor, Options{Unsupported: "calc"})

@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -114,11 +116,7 @@ func printLines(t *testing.T, anchor, saved string) map[uint64][]string {
 		r = z
 	} else {
 		needPrint(t)
-		out, err := exec.Command("otf2-print", anchor).Output()
-		if err != nil {
-			t.Fatalf("otf2-print %s: %v (Debian's otf2-tools)", anchor, err)
-		}
-		r = strings.NewReader(string(out))
+		r = bytes.NewReader(livePrint(t, anchor))
 	}
 	byLoc := map[uint64][]string{}
 	sc := bufio.NewScanner(r)
@@ -142,6 +140,29 @@ func printLines(t *testing.T, anchor, saved string) map[uint64][]string {
 		t.Fatal(err)
 	}
 	return byLoc
+}
+
+// printed caches otf2-print's output by anchor file: running it takes
+// seconds.
+var (
+	printedMu sync.Mutex
+	printedBy = map[string][]byte{}
+)
+
+// livePrint returns `otf2-print -A anchor`.
+func livePrint(t *testing.T, anchor string) []byte {
+	t.Helper()
+	printedMu.Lock()
+	defer printedMu.Unlock()
+	if out, ok := printedBy[anchor]; ok {
+		return out
+	}
+	out, err := exec.Command("otf2-print", "-A", anchor).Output()
+	if err != nil {
+		t.Fatalf("otf2-print -A %s: %v (Debian's otf2-tools)", anchor, err)
+	}
+	printedBy[anchor] = out
+	return out
 }
 
 // needPrint skips a test that runs otf2-print when it is missing, except
