@@ -117,12 +117,15 @@ const (
 // unwraps to ErrArchive (or ErrArchiveVersion) and, when there is one, the cause.
 type ArchiveError struct {
 	File   string // the file
-	Offset int64  // byte offset in the file
+	Offset int64  // byte offset in the file; -1 for what the definitions say together (no rank group, ...)
 	Msg    string
 	Err    error // ErrArchive or ErrArchiveVersion, or nil for ErrArchive
 }
 
 func (e *ArchiveError) Error() string {
+	if e.Offset < 0 {
+		return fmt.Sprintf("otf2: %s: %s", e.File, e.Msg)
+	}
 	return fmt.Sprintf("otf2: %s: byte %d: %s", e.File, e.Offset, e.Msg)
 }
 

@@ -258,8 +258,8 @@ func TestArchiveTraceErrors(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, w)
 				}
 			}
-			if !strings.Contains(tc.name, "missing") && !errors.Is(err, ErrArchive) {
-				t.Errorf("error %v does not unwrap to ErrArchive", err)
+			if !strings.Contains(tc.name, "missing") && (!errors.Is(err, ErrArchive) || !errors.Is(err, trace.ErrFormat)) {
+				t.Errorf("error %v does not unwrap to ErrArchive and trace.ErrFormat", err)
 			}
 		})
 	}

@@ -67,7 +67,7 @@ func Open(path string, opt Options) (*Trace, error) {
 	m, err := newModel(a.Defs)
 	if err != nil {
 		def := strings.TrimSuffix(anchor, filepath.Ext(anchor)) + ".def"
-		return nil, fmt.Errorf("trace: otf2: %s: %w: %v", def, ErrArchive, err)
+		return nil, &ArchiveError{File: def, Offset: -1, Msg: err.Error()}
 	}
 	t := &Trace{Anchor: anchor, Archive: a, m: m, starts: make([]int64, len(m.locs))}
 	n := newCounts()
