@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/internal/excerpt"
 )
 
 // paramFile is the JSON form of a parameter file: every key optional,
@@ -348,7 +350,7 @@ func (d *strictDecoder) number(t json.Token, off int64, key string) (float64, er
 	case json.Number:
 		v, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || math.IsInf(v, 0) {
-			return 0, d.errAt(off, "%s: %s is not a finite number", keyName(key), quote(string(x)))
+			return 0, d.errAt(off, "%s: %s is not a finite number", keyName(key), excerpt.Quote(string(x)))
 		}
 		return v, nil
 	case string:
@@ -360,7 +362,7 @@ func (d *strictDecoder) number(t json.Token, off int64, key string) (float64, er
 		case strings.HasSuffix(key, "_ns"):
 			v, err = ParseDuration(x)
 		default:
-			return 0, d.errAt(off, "%s: expected a number, found the string %s", keyName(key), quote(x))
+			return 0, d.errAt(off, "%s: expected a number, found the string %s", keyName(key), excerpt.Quote(x))
 		}
 		if err != nil {
 			return 0, d.errAt(off, "%s: %w", keyName(key), err)
@@ -380,12 +382,12 @@ func (d *strictDecoder) integer(t json.Token, off int64, key string) (int64, err
 		}
 		v, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || !(v >= 0 && v <= 1<<62) || v != math.Trunc(v) {
-			return 0, d.errAt(off, "%s: %s is not a whole number in 0..%d", keyName(key), quote(string(x)), int64(1)<<62)
+			return 0, d.errAt(off, "%s: %s is not a whole number in 0..%d", keyName(key), excerpt.Quote(string(x)), int64(1)<<62)
 		}
 		return int64(v), nil
 	case string:
 		if !strings.HasSuffix(key, "_bytes") {
-			return 0, d.errAt(off, "%s: expected a whole number, found the string %s", keyName(key), quote(x))
+			return 0, d.errAt(off, "%s: expected a whole number, found the string %s", keyName(key), excerpt.Quote(x))
 		}
 		v, err := ParseBytes(x)
 		if err != nil {
@@ -419,9 +421,9 @@ func describe(t json.Token) string {
 		}
 		return strconv.Quote(string(x))
 	case json.Number:
-		return "the number " + quote(string(x))
+		return "the number " + excerpt.Quote(string(x))
 	case string:
-		return "the string " + quote(x)
+		return "the string " + excerpt.Quote(x)
 	}
 	return fmt.Sprint(t)
 }

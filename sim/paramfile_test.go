@@ -154,7 +154,7 @@ func TestParseQuantities(t *testing.T) {
 		{"fraction of a byte", bytesF, "1.5", 0, "1.5 bytes is not a whole number of bytes"},
 		{"bits are not sizes", bytesF, "8Kb", 0, `unknown size unit "Kb"`},
 		{"too many bytes", bytesF, "1e30", 0, "beyond"},
-		{"long", ParseDuration, strings.Repeat("9", 5000) + "x", 0, `"` + strings.Repeat("9", 40) + `"...`},
+		{"long", ParseDuration, strings.Repeat("9", 5000) + "x", 0, `"` + strings.Repeat("9", 40) + `…" (5001 bytes)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.f(tc.in)
