@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,5 +279,72 @@ func patchFile(t *testing.T, path string, off int64, v byte) {
 	b[off] = v
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNonblockingCollectiveCases: the ways a trace records (or does not
+// record) a nonblocking collective, through printed text (the converter
+// is the one of the native reader).
+func TestNonblockingCollectiveCases(t *testing.T) {
+	const world = `"MPI_COMM_WORLD" <0>`
+	defs := []string{
+		`GROUP 1  Name: "" <0>, Type: COMM_GROUP, Paradigm: "MPI" <4>, Flags: NONE, 2 Members: 0 ("Master thread" <0>), 1 ("Master thread" <1>)`,
+		`COMM 0  Name: "MPI_COMM_WORLD" <5>, Group: "" <1>, Parent: UNDEFINED, Flags: NONE`,
+	}
+	iallreduce := func(req string) []string {
+		return []string{`ENTER 1000 Region: "MPI_Iallreduce" <1>`, `NON_BLOCKING_COLLECTIVE_REQUEST 1010 Request: ` + req, `LEAVE 1020 Region: "MPI_Iallreduce" <1>`}
+	}
+	wait := func(inside ...string) []string {
+		return append(append([]string{`ENTER 2000 Region: "MPI_Wait" <2>`}, inside...), `LEAVE 2100 Region: "MPI_Wait" <2>`)
+	}
+	complete := func(req string) string {
+		return `NON_BLOCKING_COLLECTIVE_COMPLETE 2050 Operation: ALLREDUCE, Communicator: ` + world + `, Root: NONE, Sent: 160, Received: 160, Request: ` + req
+	}
+	join := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	tests := []struct {
+		name        string
+		events      []string // rank 0's; rank 1 does the same as the first case
+		calls       []string
+		unsupported string
+		warning     string
+	}{
+		{"request and complete", join(iallreduce("7"), wait(complete("7"))),
+			[]string{"MPI_Iallreduce t=0+20 comm=0 bytes=80 type=1/1 req=7", "MPI_Wait t=1000+100 done=[7:collective]"}, "", ""},
+		{"calls between", join(iallreduce("7"), []string{`ENTER 1500 Region: "MPI_Barrier" <3>`, `MPI_COLLECTIVE_END 1600 Operation: BARRIER, Communicator: ` + world + `, Root: NONE, Sent: 0, Received: 0`, `LEAVE 1700 Region: "MPI_Barrier" <3>`}, wait(complete("7"))),
+			[]string{"MPI_Iallreduce t=0+20 comm=0 bytes=80 type=1/1 req=7", "MPI_Barrier t=500+200 comm=0 type=1/1", "MPI_Wait t=1000+100 done=[7:collective]"}, "", ""},
+		{"never completed", join(iallreduce("7"), wait()),
+			[]string{"MPI_Wait t=1000+100"}, "MPI_Iallreduce whose request no wait completes (not modelled: its time counted as computation)", ""},
+		{"complete of an unknown request", join(iallreduce("7"), wait(complete("7"), complete("9"))),
+			[]string{"MPI_Iallreduce t=0+20 comm=0 bytes=80 type=1/1 req=7", "MPI_Wait t=1000+100 done=[7:collective 0:unknown]"}, "",
+			"OTF2 NON_BLOCKING_COLLECTIVE_COMPLETE of a request no nonblocking collective started: a completion of an unknown request x1"},
+		{"Score-P 2: collective events, no request", []string{`ENTER 1000 Region: "MPI_Iallreduce" <1>`, `MPI_COLLECTIVE_END 1010 Operation: ALLREDUCE, Communicator: ` + world + `, Root: NONE, Sent: 160, Received: 160`, `LEAVE 1020 Region: "MPI_Iallreduce" <1>`},
+			[]string{"MPI_Allreduce t=0+20 comm=0 bytes=80 type=1/1"}, "", "MPI_Iallreduce with collective events but no request: modelled as MPI_Allreduce x1"},
+		{"Score-P 2: nothing", []string{`ENTER 1000 Region: "MPI_Iallreduce" <1>`, `LEAVE 1020 Region: "MPI_Iallreduce" <1>`},
+			nil, "MPI_Iallreduce without collective events (not modelled: its time counted as computation)", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			other := join(iallreduce("7"), wait(complete("7")))
+			tr, err := ReadPrint(strings.NewReader(otf2Text(defs, [][]string{tc.events, other})), "x.otf2", Options{Unsupported: "calc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := otf2Calls(t, tr, 0); !reflect.DeepEqual(got, tc.calls) {
+				t.Errorf("calls\n%q\nwant\n%q", got, tc.calls)
+			}
+			u := tr.Unsupported()
+			if tc.unsupported != "" && u[tc.unsupported] != 1 || tc.unsupported == "" && len(u) > 0 {
+				t.Errorf("unsupported %v, want %q", u, tc.unsupported)
+			}
+			if tc.warning != "" && !slices.Contains(tr.Warnings, tc.warning) || tc.warning == "" && len(tr.Warnings) > 0 {
+				t.Errorf("warnings %q, want %q", tr.Warnings, tc.warning)
+			}
+		})
 	}
 }
