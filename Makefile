@@ -220,9 +220,10 @@ accuracy: build tracer calibrate-deps
 
 # ---- OTF2 traces: otf2-print (OTF2's reference printer) ----
 
-# gopsim reads OTF2 through otf2-print (trace/otf2.go). Installs Debian's
-# otf2-tools when it is missing, only as root with apt-get; otherwise says
-# what to install. The tests need it under CI=true.
+# gopsim reads OTF2 archives natively (trace/otf2); the tests compare its
+# reader with otf2-print's. Installs Debian's otf2-tools when it is
+# missing, only as root with apt-get; otherwise says what to install. The
+# tests need it under CI=true.
 .PHONY: otf2-deps
 otf2-deps:
 	@if command -v otf2-print >/dev/null 2>&1; then \

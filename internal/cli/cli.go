@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/excerpt"
+	"github.com/gopsim/gopsim/trace/otf2"
 )
 
 // Version is the gopsim release; the build's VCS revision is appended
@@ -170,6 +171,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "binary schedule format: reads versions %d..%d, writes version %d\n",
 		goal.MinBinaryVersion, goal.BinaryVersion, goal.BinaryVersion)
 	fmt.Fprintln(stdout, "text schedule format: LogGOPSim GOAL (txt2bin grammar)")
+	fmt.Fprintf(stdout, "OTF2 archives: reads versions %d.x..%d.x\n", otf2.MinMajor, otf2.MaxMajor)
 	return ExitOK
 }
 

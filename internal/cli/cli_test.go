@@ -164,7 +164,7 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 	}
 	_, out, _ = run("version")
-	if !strings.Contains(out, "reads versions 1..1") {
+	if !strings.Contains(out, "reads versions 1..1") || !strings.Contains(out, "OTF2 archives: reads versions 2.x..3.x") {
 		t.Errorf("version: %q", out)
 	}
 }

@@ -195,8 +195,8 @@ time-independent trace. IN is one of (--from, or detected):
   dumpi       a DUMPI trace: its .meta file, a .bin file, or their directory
   chakra      a Chakra execution trace: the directory of its PREFIX.RANK.et
               files, one of them, or the prefix
-  otf2        an OTF2 archive (Score-P): its .otf2 anchor file, read through
-              otf2-print (Debian's otf2-tools)
+  otf2        an OTF2 archive (Score-P 2 and later, OTF2 2.x and 3.x): its
+              .otf2 anchor file or its directory, read natively
 
 OUT is written as text when its name ends in .goal and in the binary form
 otherwise, to a temporary file renamed only when complete: a failed

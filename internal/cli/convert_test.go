@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/gopsim/gopsim/trace"
-	"github.com/gopsim/gopsim/trace/otf2"
 )
 
 // writeTraceDir writes a 2-rank trace: an allreduce, and on rank 1 an
@@ -118,9 +117,6 @@ func TestConvertImported(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if strings.HasPrefix(tc.name, "otf2") && !otf2.PrintAvailable() {
-				t.Skip("otf2-print is not installed")
-			}
 			out := filepath.Join(t.TempDir(), "out.goal")
 			code, _, e := run(append(append([]string{"convert"}, tc.args...), out)...)
 			if code != ExitOK || !strings.Contains(e, tc.want) {

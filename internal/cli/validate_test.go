@@ -13,7 +13,6 @@ import (
 
 	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
-	"github.com/gopsim/gopsim/trace/otf2"
 	"github.com/gopsim/gopsim/validation"
 )
 
@@ -153,9 +152,6 @@ func TestValidateErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "unsupported calls" && !otf2.PrintAvailable() && os.Getenv("CI") == "" {
-				t.Skip("otf2-print is not installed (make otf2-deps)")
-			}
 			code, out, errOut := run(tc.args...)
 			if code != tc.code || !strings.Contains(errOut, tc.want) || out != "" {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d and %q", code, out, errOut, tc.code, tc.want)

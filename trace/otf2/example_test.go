@@ -11,12 +11,39 @@ import (
 	"github.com/gopsim/gopsim/trace/otf2"
 )
 
-// Read an OTF2 trace. Open runs otf2-print on the anchor file:
-//
-//	src, err := otf2.Open("run/traces.otf2", otf2.Options{Unsupported: "calc"})
-//
-// ReadPrint parses printer output saved earlier (here the sample's,
-// compressed).
+// Open an OTF2 archive (natively: no OTF2 tool needed) and read a rank's
+// calls: the OTF2 3 sample's MPI_Iallreduce and MPI_Ibcast are
+// collectives with requests, which the MPI_Waitall completes.
+func ExampleOpen() {
+	src, err := otf2.Open("testdata/otf2gen-3.0.2/ring.otf2", otf2.Options{})
+	if err != nil {
+		log.Fatal(err) // e.g. "otf2: testdata/otf2gen-3.0.2/ring/2.evt: byte 924: ... (file cut short?)"
+	}
+	fmt.Println(src.NumRanks(), "ranks;", len(src.Warnings), "kinds of events ignored")
+	rs, err := src.OpenRank(0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rs.Close()
+	var c trace.Call
+	for rs.Next(&c) == nil {
+		if c.Func == trace.FuncIallreduce || c.Func == trace.FuncIbcast || c.Func == trace.FuncWaitall && c.Done[0].Kind == trace.ReqCollective {
+			fmt.Println(c.String())
+		}
+		if c.Func == trace.FuncWaitall && c.Done[0].Kind == trace.ReqCollective {
+			break
+		}
+	}
+	// Output:
+	// 4 ranks; 9 kinds of events ignored
+	// MPI_Iallreduce t=1088000+2000 comm=0 bytes=128 type=1/1 req=3
+	// MPI_Ibcast t=1091000+2000 comm=0 bytes=256 type=1/1 root=0 req=4
+	// MPI_Waitall t=1097000+3000 done=[3:collective 4:collective]
+}
+
+// ReadPrint parses the text of otf2-print, OTF2's reference printer
+// (otf2-print -A run/traces.otf2), here saved earlier of the Score-P
+// sample and compressed: the tests' oracle for Open.
 func ExampleReadPrint() {
 	f, err := os.Open("testdata/sstmacro-otf2-10.print.txt.gz")
 	if err != nil {

@@ -262,7 +262,7 @@ func TestOTF2PrintErrors(t *testing.T) {
 		{"bad event", strings.Replace(good, "1100  Region", "11x0  Region", 1), evStart, `event ENTER: location "0", timestamp "11x0"`},
 		{"unknown comm", replace("Communicator: "+otf2World+", Tag: 7", `Communicator: "c" <9>, Tag: 7`), evStart + 7, "communicator 9 is not defined"},
 		{"peer outside", replace(`Sender: 0 ("Master thread" <0>), Communicator: "MPI_COMM_WORLD" <0>, Tag: 7`, `Sender: 2 ("Master thread" <0>), Communicator: "MPI_COMM_WORLD" <0>, Tag: 7`), 0, "rank 2 outside communicator of 2 ranks"},
-		{"not nested", replace(`2100  Region: "MPI_Send" <4>`, `2100  Region: "MPI_Recv" <4>`), evStart + 8, `LEAVE "MPI_Recv" inside "MPI_Send"`},
+		{"not nested", replace(`2100  Region: "MPI_Send" <4>`, `2100  Region: "MPI_Recv" <9>`), evStart + 8, `Leave "MPI_Recv" inside "MPI_Send"`},
 		{"printer error", good + "==ERROR== INVALID_DATA Read 7 events.\n", len(lines), "otf2-print reports: ==ERROR=="},
 		{"member", replace(`2 Members: 0 ("Master`, `2 Members: x ("Master`), lineOf("GROUP                                  1"), `GROUP 1: member "x (\"Master thread\" <0>)"`},
 	} {
@@ -389,13 +389,22 @@ func TestOTF2Sample(t *testing.T) {
 	}
 }
 
-// TestOTF2NoPrinter: without otf2-print, an error that says what to
-// install.
+// TestOTF2NoPrinter: without otf2-print (none on PATH), Open reads every
+// sample natively.
 func TestOTF2NoPrinter(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
 	t.Setenv("GOPSIM_OTF2_PRINT", filepath.Join(t.TempDir(), "no-otf2-print"))
-	_, err := Open(filepath.Join("testdata", "sstmacro-otf2-10"), Options{})
-	if !errors.Is(err, ErrOTF2Print) || !strings.Contains(err.Error(), "apt-get install otf2-tools") {
-		t.Fatalf("%v", err)
+	if PrintAvailable() {
+		t.Fatal("otf2-print still found")
+	}
+	for _, p := range []string{filepath.Join("testdata", "sstmacro-otf2-10"), sampleGen} {
+		tr, err := Open(p, Options{Unsupported: "calc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := schedule(t, tr); len(s) < 1000 {
+			t.Fatalf("%s: schedule of %d bytes", p, len(s))
+		}
 	}
 }
 
@@ -434,10 +443,9 @@ func checkOTF2Err(t *testing.T, what string, tr *Trace, err error) {
 	trace.Convert(tr, trace.ConvertOptions{Unsupported: "calc"}, s.AppendRank)
 }
 
-// TestOTF2CorruptArchive damages the binary archive: otf2-print's
-// complaint becomes the error, or the event counts give the damage away.
+// TestOTF2CorruptArchive damages the binary archive: the error names
+// the damaged file and the byte offset, or the trace reads anyway.
 func TestOTF2CorruptArchive(t *testing.T) {
-	needOTF2Print(t)
 	src := filepath.Join("testdata", "sstmacro-otf2-10")
 	for _, tc := range []struct {
 		name string
@@ -476,8 +484,11 @@ func TestOTF2CorruptArchive(t *testing.T) {
 				checkOTF2Err(t, tc.name, tr, nil)
 				return
 			}
-			if !errors.Is(err, ErrOTF2) {
-				t.Fatalf("%v does not wrap ErrOTF2", err)
+			if !errors.Is(err, ErrOTF2) || !errors.Is(err, trace.ErrFormat) {
+				t.Fatalf("%v does not wrap ErrOTF2 and trace.ErrFormat", err)
+			}
+			if !strings.Contains(err.Error(), filepath.FromSlash(tc.file)+": byte ") {
+				t.Fatalf("%v does not name %s and a byte offset", err, tc.file)
 			}
 			t.Logf("%s: %v", tc.name, err)
 		})
