@@ -14,125 +14,145 @@ package trace
 //   - Comm_idup, Intercomm_create, Comm_create_group, Dist_graph_create: communicators they create are registered when first used, with an id local to the rank
 //   - Type_contiguous, Type_vector, Type_create_hvector, Type_indexed, Type_create_hindexed, Type_create_indexed_block, Type_create_struct, Type_create_subarray, Type_create_resized, Type_dup and the other datatype constructors: local: their time counts as computation; MPI_Type_commit (or the first call that uses a datatype) records the datatype's constructor and arguments, from MPI_Type_get_envelope and MPI_Type_get_contents
 const (
-	FuncInit               Func = 1  // MPI_Init
-	FuncInitThread         Func = 2  // MPI_Init_thread
-	FuncFinalize           Func = 3  // MPI_Finalize
-	FuncAbort              Func = 4  // MPI_Abort
-	FuncSend               Func = 10 // MPI_Send
-	FuncSsend              Func = 11 // MPI_Ssend
-	FuncRsend              Func = 12 // MPI_Rsend
-	FuncBsend              Func = 13 // MPI_Bsend
-	FuncIsend              Func = 14 // MPI_Isend
-	FuncIssend             Func = 15 // MPI_Issend
-	FuncIbsend             Func = 16 // MPI_Ibsend
-	FuncIrsend             Func = 17 // MPI_Irsend
-	FuncRecv               Func = 18 // MPI_Recv
-	FuncIrecv              Func = 19 // MPI_Irecv
-	FuncSendrecv           Func = 20 // MPI_Sendrecv
-	FuncSendrecvReplace    Func = 21 // MPI_Sendrecv_replace
-	FuncWait               Func = 30 // MPI_Wait
-	FuncWaitall            Func = 31 // MPI_Waitall
-	FuncWaitany            Func = 32 // MPI_Waitany
-	FuncWaitsome           Func = 33 // MPI_Waitsome
-	FuncTest               Func = 34 // MPI_Test
-	FuncTestall            Func = 35 // MPI_Testall
-	FuncTestany            Func = 36 // MPI_Testany
-	FuncTestsome           Func = 37 // MPI_Testsome
-	FuncIprobe             Func = 38 // MPI_Iprobe
-	FuncProbe              Func = 39 // MPI_Probe
-	FuncCancel             Func = 40 // MPI_Cancel
-	FuncRequestFree        Func = 41 // MPI_Request_free
-	FuncBarrier            Func = 50 // MPI_Barrier
-	FuncBcast              Func = 51 // MPI_Bcast
-	FuncReduce             Func = 52 // MPI_Reduce
-	FuncAllreduce          Func = 53 // MPI_Allreduce
-	FuncAllgather          Func = 54 // MPI_Allgather
-	FuncAllgatherv         Func = 55 // MPI_Allgatherv
-	FuncGather             Func = 56 // MPI_Gather
-	FuncGatherv            Func = 57 // MPI_Gatherv
-	FuncScatter            Func = 58 // MPI_Scatter
-	FuncScatterv           Func = 59 // MPI_Scatterv
-	FuncAlltoall           Func = 60 // MPI_Alltoall
-	FuncAlltoallv          Func = 61 // MPI_Alltoallv
-	FuncReduceScatter      Func = 62 // MPI_Reduce_scatter
-	FuncReduceScatterBlock Func = 63 // MPI_Reduce_scatter_block
-	FuncScan               Func = 64 // MPI_Scan
-	FuncExscan             Func = 65 // MPI_Exscan
-	FuncIbarrier           Func = 70 // MPI_Ibarrier
-	FuncIbcast             Func = 71 // MPI_Ibcast
-	FuncIallreduce         Func = 72 // MPI_Iallreduce
-	FuncIalltoall          Func = 73 // MPI_Ialltoall
-	FuncIreduce            Func = 74 // MPI_Ireduce
-	FuncIallgather         Func = 75 // MPI_Iallgather
-	FuncCommDup            Func = 80 // MPI_Comm_dup
-	FuncCommSplit          Func = 81 // MPI_Comm_split
-	FuncCommCreate         Func = 82 // MPI_Comm_create
-	FuncCartCreate         Func = 83 // MPI_Cart_create
-	FuncCommFree           Func = 84 // MPI_Comm_free
-	FuncCommSplitType      Func = 85 // MPI_Comm_split_type
-	FuncCartSub            Func = 86 // MPI_Cart_sub
-	FuncTypeCommit         Func = 90 // MPI_Type_commit
-	FuncTypeFree           Func = 91 // MPI_Type_free
+	FuncInit                Func = 1   // MPI_Init
+	FuncInitThread          Func = 2   // MPI_Init_thread
+	FuncFinalize            Func = 3   // MPI_Finalize
+	FuncAbort               Func = 4   // MPI_Abort
+	FuncSend                Func = 10  // MPI_Send
+	FuncSsend               Func = 11  // MPI_Ssend
+	FuncRsend               Func = 12  // MPI_Rsend
+	FuncBsend               Func = 13  // MPI_Bsend
+	FuncIsend               Func = 14  // MPI_Isend
+	FuncIssend              Func = 15  // MPI_Issend
+	FuncIbsend              Func = 16  // MPI_Ibsend
+	FuncIrsend              Func = 17  // MPI_Irsend
+	FuncRecv                Func = 18  // MPI_Recv
+	FuncIrecv               Func = 19  // MPI_Irecv
+	FuncSendrecv            Func = 20  // MPI_Sendrecv
+	FuncSendrecvReplace     Func = 21  // MPI_Sendrecv_replace
+	FuncWait                Func = 30  // MPI_Wait
+	FuncWaitall             Func = 31  // MPI_Waitall
+	FuncWaitany             Func = 32  // MPI_Waitany
+	FuncWaitsome            Func = 33  // MPI_Waitsome
+	FuncTest                Func = 34  // MPI_Test
+	FuncTestall             Func = 35  // MPI_Testall
+	FuncTestany             Func = 36  // MPI_Testany
+	FuncTestsome            Func = 37  // MPI_Testsome
+	FuncIprobe              Func = 38  // MPI_Iprobe
+	FuncProbe               Func = 39  // MPI_Probe
+	FuncCancel              Func = 40  // MPI_Cancel
+	FuncRequestFree         Func = 41  // MPI_Request_free
+	FuncBarrier             Func = 50  // MPI_Barrier
+	FuncBcast               Func = 51  // MPI_Bcast
+	FuncReduce              Func = 52  // MPI_Reduce
+	FuncAllreduce           Func = 53  // MPI_Allreduce
+	FuncAllgather           Func = 54  // MPI_Allgather
+	FuncAllgatherv          Func = 55  // MPI_Allgatherv
+	FuncGather              Func = 56  // MPI_Gather
+	FuncGatherv             Func = 57  // MPI_Gatherv
+	FuncScatter             Func = 58  // MPI_Scatter
+	FuncScatterv            Func = 59  // MPI_Scatterv
+	FuncAlltoall            Func = 60  // MPI_Alltoall
+	FuncAlltoallv           Func = 61  // MPI_Alltoallv
+	FuncReduceScatter       Func = 62  // MPI_Reduce_scatter
+	FuncReduceScatterBlock  Func = 63  // MPI_Reduce_scatter_block
+	FuncScan                Func = 64  // MPI_Scan
+	FuncExscan              Func = 65  // MPI_Exscan
+	FuncIbarrier            Func = 70  // MPI_Ibarrier
+	FuncIbcast              Func = 71  // MPI_Ibcast
+	FuncIallreduce          Func = 72  // MPI_Iallreduce
+	FuncIalltoall           Func = 73  // MPI_Ialltoall
+	FuncIreduce             Func = 74  // MPI_Ireduce
+	FuncIallgather          Func = 75  // MPI_Iallgather
+	FuncIallgatherv         Func = 76  // MPI_Iallgatherv
+	FuncIgather             Func = 77  // MPI_Igather
+	FuncIgatherv            Func = 78  // MPI_Igatherv
+	FuncIscatter            Func = 79  // MPI_Iscatter
+	FuncCommDup             Func = 80  // MPI_Comm_dup
+	FuncCommSplit           Func = 81  // MPI_Comm_split
+	FuncCommCreate          Func = 82  // MPI_Comm_create
+	FuncCartCreate          Func = 83  // MPI_Cart_create
+	FuncCommFree            Func = 84  // MPI_Comm_free
+	FuncCommSplitType       Func = 85  // MPI_Comm_split_type
+	FuncCartSub             Func = 86  // MPI_Cart_sub
+	FuncTypeCommit          Func = 90  // MPI_Type_commit
+	FuncTypeFree            Func = 91  // MPI_Type_free
+	FuncIscatterv           Func = 100 // MPI_Iscatterv
+	FuncIalltoallv          Func = 101 // MPI_Ialltoallv
+	FuncIreduceScatter      Func = 102 // MPI_Ireduce_scatter
+	FuncIreduceScatterBlock Func = 103 // MPI_Ireduce_scatter_block
+	FuncIscan               Func = 104 // MPI_Iscan
+	FuncIexscan             Func = 105 // MPI_Iexscan
 )
 
 var funcTable = [...]funcInfo{
-	FuncInit:               {"MPI_Init", ClassInit},
-	FuncInitThread:         {"MPI_Init_thread", ClassInit},
-	FuncFinalize:           {"MPI_Finalize", ClassFinalize},
-	FuncAbort:              {"MPI_Abort", ClassAbort},
-	FuncSend:               {"MPI_Send", ClassSend},
-	FuncSsend:              {"MPI_Ssend", ClassSend},
-	FuncRsend:              {"MPI_Rsend", ClassSend},
-	FuncBsend:              {"MPI_Bsend", ClassSend},
-	FuncIsend:              {"MPI_Isend", ClassIsend},
-	FuncIssend:             {"MPI_Issend", ClassIsend},
-	FuncIbsend:             {"MPI_Ibsend", ClassIsend},
-	FuncIrsend:             {"MPI_Irsend", ClassIsend},
-	FuncRecv:               {"MPI_Recv", ClassRecv},
-	FuncIrecv:              {"MPI_Irecv", ClassIrecv},
-	FuncSendrecv:           {"MPI_Sendrecv", ClassSendrecv},
-	FuncSendrecvReplace:    {"MPI_Sendrecv_replace", ClassSendrecv},
-	FuncWait:               {"MPI_Wait", ClassWait},
-	FuncWaitall:            {"MPI_Waitall", ClassWait},
-	FuncWaitany:            {"MPI_Waitany", ClassWait},
-	FuncWaitsome:           {"MPI_Waitsome", ClassWait},
-	FuncTest:               {"MPI_Test", ClassTest},
-	FuncTestall:            {"MPI_Testall", ClassTest},
-	FuncTestany:            {"MPI_Testany", ClassTest},
-	FuncTestsome:           {"MPI_Testsome", ClassTest},
-	FuncIprobe:             {"MPI_Iprobe", ClassProbe},
-	FuncProbe:              {"MPI_Probe", ClassProbe},
-	FuncCancel:             {"MPI_Cancel", ClassCancel},
-	FuncRequestFree:        {"MPI_Request_free", ClassRequestFree},
-	FuncBarrier:            {"MPI_Barrier", ClassCollective},
-	FuncBcast:              {"MPI_Bcast", ClassCollective},
-	FuncReduce:             {"MPI_Reduce", ClassCollective},
-	FuncAllreduce:          {"MPI_Allreduce", ClassCollective},
-	FuncAllgather:          {"MPI_Allgather", ClassCollective},
-	FuncAllgatherv:         {"MPI_Allgatherv", ClassCollective},
-	FuncGather:             {"MPI_Gather", ClassCollective},
-	FuncGatherv:            {"MPI_Gatherv", ClassCollective},
-	FuncScatter:            {"MPI_Scatter", ClassCollective},
-	FuncScatterv:           {"MPI_Scatterv", ClassCollective},
-	FuncAlltoall:           {"MPI_Alltoall", ClassCollective},
-	FuncAlltoallv:          {"MPI_Alltoallv", ClassCollective},
-	FuncReduceScatter:      {"MPI_Reduce_scatter", ClassCollective},
-	FuncReduceScatterBlock: {"MPI_Reduce_scatter_block", ClassCollective},
-	FuncScan:               {"MPI_Scan", ClassCollective},
-	FuncExscan:             {"MPI_Exscan", ClassCollective},
-	FuncIbarrier:           {"MPI_Ibarrier", ClassICollective},
-	FuncIbcast:             {"MPI_Ibcast", ClassICollective},
-	FuncIallreduce:         {"MPI_Iallreduce", ClassICollective},
-	FuncIalltoall:          {"MPI_Ialltoall", ClassICollective},
-	FuncIreduce:            {"MPI_Ireduce", ClassICollective},
-	FuncIallgather:         {"MPI_Iallgather", ClassICollective},
-	FuncCommDup:            {"MPI_Comm_dup", ClassCommNew},
-	FuncCommSplit:          {"MPI_Comm_split", ClassCommNew},
-	FuncCommCreate:         {"MPI_Comm_create", ClassCommNew},
-	FuncCartCreate:         {"MPI_Cart_create", ClassCommNew},
-	FuncCommFree:           {"MPI_Comm_free", ClassCommFree},
-	FuncCommSplitType:      {"MPI_Comm_split_type", ClassCommNew},
-	FuncCartSub:            {"MPI_Cart_sub", ClassCommNew},
-	FuncTypeCommit:         {"MPI_Type_commit", ClassType},
-	FuncTypeFree:           {"MPI_Type_free", ClassType},
+	FuncInit:                {"MPI_Init", ClassInit},
+	FuncInitThread:          {"MPI_Init_thread", ClassInit},
+	FuncFinalize:            {"MPI_Finalize", ClassFinalize},
+	FuncAbort:               {"MPI_Abort", ClassAbort},
+	FuncSend:                {"MPI_Send", ClassSend},
+	FuncSsend:               {"MPI_Ssend", ClassSend},
+	FuncRsend:               {"MPI_Rsend", ClassSend},
+	FuncBsend:               {"MPI_Bsend", ClassSend},
+	FuncIsend:               {"MPI_Isend", ClassIsend},
+	FuncIssend:              {"MPI_Issend", ClassIsend},
+	FuncIbsend:              {"MPI_Ibsend", ClassIsend},
+	FuncIrsend:              {"MPI_Irsend", ClassIsend},
+	FuncRecv:                {"MPI_Recv", ClassRecv},
+	FuncIrecv:               {"MPI_Irecv", ClassIrecv},
+	FuncSendrecv:            {"MPI_Sendrecv", ClassSendrecv},
+	FuncSendrecvReplace:     {"MPI_Sendrecv_replace", ClassSendrecv},
+	FuncWait:                {"MPI_Wait", ClassWait},
+	FuncWaitall:             {"MPI_Waitall", ClassWait},
+	FuncWaitany:             {"MPI_Waitany", ClassWait},
+	FuncWaitsome:            {"MPI_Waitsome", ClassWait},
+	FuncTest:                {"MPI_Test", ClassTest},
+	FuncTestall:             {"MPI_Testall", ClassTest},
+	FuncTestany:             {"MPI_Testany", ClassTest},
+	FuncTestsome:            {"MPI_Testsome", ClassTest},
+	FuncIprobe:              {"MPI_Iprobe", ClassProbe},
+	FuncProbe:               {"MPI_Probe", ClassProbe},
+	FuncCancel:              {"MPI_Cancel", ClassCancel},
+	FuncRequestFree:         {"MPI_Request_free", ClassRequestFree},
+	FuncBarrier:             {"MPI_Barrier", ClassCollective},
+	FuncBcast:               {"MPI_Bcast", ClassCollective},
+	FuncReduce:              {"MPI_Reduce", ClassCollective},
+	FuncAllreduce:           {"MPI_Allreduce", ClassCollective},
+	FuncAllgather:           {"MPI_Allgather", ClassCollective},
+	FuncAllgatherv:          {"MPI_Allgatherv", ClassCollective},
+	FuncGather:              {"MPI_Gather", ClassCollective},
+	FuncGatherv:             {"MPI_Gatherv", ClassCollective},
+	FuncScatter:             {"MPI_Scatter", ClassCollective},
+	FuncScatterv:            {"MPI_Scatterv", ClassCollective},
+	FuncAlltoall:            {"MPI_Alltoall", ClassCollective},
+	FuncAlltoallv:           {"MPI_Alltoallv", ClassCollective},
+	FuncReduceScatter:       {"MPI_Reduce_scatter", ClassCollective},
+	FuncReduceScatterBlock:  {"MPI_Reduce_scatter_block", ClassCollective},
+	FuncScan:                {"MPI_Scan", ClassCollective},
+	FuncExscan:              {"MPI_Exscan", ClassCollective},
+	FuncIbarrier:            {"MPI_Ibarrier", ClassICollective},
+	FuncIbcast:              {"MPI_Ibcast", ClassICollective},
+	FuncIallreduce:          {"MPI_Iallreduce", ClassICollective},
+	FuncIalltoall:           {"MPI_Ialltoall", ClassICollective},
+	FuncIreduce:             {"MPI_Ireduce", ClassICollective},
+	FuncIallgather:          {"MPI_Iallgather", ClassICollective},
+	FuncIallgatherv:         {"MPI_Iallgatherv", ClassICollective},
+	FuncIgather:             {"MPI_Igather", ClassICollective},
+	FuncIgatherv:            {"MPI_Igatherv", ClassICollective},
+	FuncIscatter:            {"MPI_Iscatter", ClassICollective},
+	FuncCommDup:             {"MPI_Comm_dup", ClassCommNew},
+	FuncCommSplit:           {"MPI_Comm_split", ClassCommNew},
+	FuncCommCreate:          {"MPI_Comm_create", ClassCommNew},
+	FuncCartCreate:          {"MPI_Cart_create", ClassCommNew},
+	FuncCommFree:            {"MPI_Comm_free", ClassCommFree},
+	FuncCommSplitType:       {"MPI_Comm_split_type", ClassCommNew},
+	FuncCartSub:             {"MPI_Cart_sub", ClassCommNew},
+	FuncTypeCommit:          {"MPI_Type_commit", ClassType},
+	FuncTypeFree:            {"MPI_Type_free", ClassType},
+	FuncIscatterv:           {"MPI_Iscatterv", ClassICollective},
+	FuncIalltoallv:          {"MPI_Ialltoallv", ClassICollective},
+	FuncIreduceScatter:      {"MPI_Ireduce_scatter", ClassICollective},
+	FuncIreduceScatterBlock: {"MPI_Ireduce_scatter_block", ClassICollective},
+	FuncIscan:               {"MPI_Iscan", ClassICollective},
+	FuncIexscan:             {"MPI_Iexscan", ClassICollective},
 }

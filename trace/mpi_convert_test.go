@@ -3,6 +3,7 @@ package trace_test
 import (
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -309,5 +310,47 @@ func TestMPIConvertCollSelectOpenMPI(t *testing.T) {
 	want = map[string]int64{"allreduce/rabenseifner": 2 * iters, "allreduce/recdoub": 2}
 	if st.CollRules != "mpich" || !maps.Equal(st.CollAlgorithms, want) {
 		t.Errorf("mpich: rules %s, algorithms %v; want %v", st.CollRules, st.CollAlgorithms, want)
+	}
+}
+
+// TestMPINonblockingCollectives traces testdata/icoll.c on 2 ranks: each
+// of the 16 nonblocking collectives is recorded with its request and
+// converted as the collective's communication completed at its MPI_Wait,
+// none unsupported, none counted as computation.
+func TestMPINonblockingCollectives(t *testing.T) {
+	_, lib := needMPI(t)
+	bin := filepath.Join(t.TempDir(), "icoll")
+	if out, err := exec.Command("mpicc", "-O2", "-o", bin, filepath.Join("testdata", "icoll.c")).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	var opts []string
+	if mpiSetup.openMPI {
+		opts = []string{"--oversubscribe"}
+	}
+	dir, _ := runProgramDir(t, "mpirun", opts, lib, 2, nil, bin)
+	d, err := trace.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, st := convert(t, d, trace.ConvertOptions{})
+	if len(st.Unsupported) > 0 {
+		t.Fatalf("unsupported calls: %v", st.Unsupported)
+	}
+	names := []string{"MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iallgather", "MPI_Iallgatherv",
+		"MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv",
+		"MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan"}
+	for _, f := range names {
+		if st.PerFunc[f] != 2 {
+			t.Errorf("%s: %d records, want one per rank", f, st.PerFunc[f])
+		}
+	}
+	if st.PerFunc["MPI_Wait"] != 2*int64(len(names)) || st.Collectives != 2*int64(len(names)) {
+		t.Errorf("%d waits, %d collectives; want %d each", st.PerFunc["MPI_Wait"], st.Collectives, 2*len(names))
+	}
+	if len(messages(s, 0)) == 0 {
+		t.Fatal("no messages")
+	}
+	if _, err := sim.Run(s, sim.Options{Params: sim.DefaultParams()}); err != nil {
+		t.Fatal(err)
 	}
 }

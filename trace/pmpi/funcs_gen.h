@@ -54,6 +54,10 @@
 #define GP_FN_IALLTOALL                   73 /* MPI_Ialltoall */
 #define GP_FN_IREDUCE                     74 /* MPI_Ireduce */
 #define GP_FN_IALLGATHER                  75 /* MPI_Iallgather */
+#define GP_FN_IALLGATHERV                 76 /* MPI_Iallgatherv */
+#define GP_FN_IGATHER                     77 /* MPI_Igather */
+#define GP_FN_IGATHERV                    78 /* MPI_Igatherv */
+#define GP_FN_ISCATTER                    79 /* MPI_Iscatter */
 #define GP_FN_COMM_DUP                    80 /* MPI_Comm_dup */
 #define GP_FN_COMM_SPLIT                  81 /* MPI_Comm_split */
 #define GP_FN_COMM_CREATE                 82 /* MPI_Comm_create */
@@ -63,6 +67,12 @@
 #define GP_FN_CART_SUB                    86 /* MPI_Cart_sub */
 #define GP_FN_TYPE_COMMIT                 90 /* MPI_Type_commit */
 #define GP_FN_TYPE_FREE                   91 /* MPI_Type_free */
+#define GP_FN_ISCATTERV                  100 /* MPI_Iscatterv */
+#define GP_FN_IALLTOALLV                 101 /* MPI_Ialltoallv */
+#define GP_FN_IREDUCE_SCATTER            102 /* MPI_Ireduce_scatter */
+#define GP_FN_IREDUCE_SCATTER_BLOCK      103 /* MPI_Ireduce_scatter_block */
+#define GP_FN_ISCAN                      104 /* MPI_Iscan */
+#define GP_FN_IEXSCAN                    105 /* MPI_Iexscan */
 
 #define GP_FN_MAX 239
 

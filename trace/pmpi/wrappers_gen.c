@@ -2804,6 +2804,190 @@ void mpi_iallgather__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
 void MPI_IALLGATHER(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iallgather")));
 void ompi_iallgather_f(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iallgather")));
 
+/* MPI_Iallgatherv: recvcounts=rcounts recvtype=rtype comm=comm request=reqout */
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_IALLGATHERV);
+	int rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_allgatherv(&c, rc, recvcounts, recvtype, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_iallgatherv_t)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_iallgatherv_t gp_f_iallgatherv_next;
+static void gp_f_iallgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_iallgatherv_next)
+		gp_f_iallgatherv_next = (gp_f_iallgatherv_t)gp_f_next("iallgatherv");
+	if (!gp_enter()) {
+		gp_f_iallgatherv_next(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_IALLGATHERV);
+	gp_f_iallgatherv_next(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_allgatherv(&c, rc, (const int *)recvcounts, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_iallgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iallgatherv")));
+void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iallgatherv")));
+void mpi_iallgatherv__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iallgatherv")));
+void MPI_IALLGATHERV(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iallgatherv")));
+void ompi_iallgatherv_f(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iallgatherv")));
+
+/* MPI_Igather: sendcount=scount sendtype=stype recvcount=rcount recvtype=rtype root=root comm=comm request=reqout */
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_IGATHER);
+	int rc = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_gather(&c, rc, sendcount, sendtype, recvcount, recvtype, root, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_igather_t)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_igather_t gp_f_igather_next;
+static void gp_f_igather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_igather_next)
+		gp_f_igather_next = (gp_f_igather_t)gp_f_next("igather");
+	if (!gp_enter()) {
+		gp_f_igather_next(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_IGATHER);
+	gp_f_igather_next(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_gather(&c, rc, *sendcount, PMPI_Type_f2c(*sendtype), *recvcount, PMPI_Type_f2c(*recvtype), *root, PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_igather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igather")));
+void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igather")));
+void mpi_igather__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igather")));
+void MPI_IGATHER(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igather")));
+void ompi_igather_f(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igather")));
+
+/* MPI_Igatherv: sendcount=scount sendtype=stype recvcounts=rcounts recvtype=rtype root=root comm=comm request=reqout */
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_IGATHERV);
+	int rc = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_gatherv(&c, rc, sendcount, sendtype, recvcounts, recvtype, root, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_igatherv_t)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_igatherv_t gp_f_igatherv_next;
+static void gp_f_igatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_igatherv_next)
+		gp_f_igatherv_next = (gp_f_igatherv_t)gp_f_next("igatherv");
+	if (!gp_enter()) {
+		gp_f_igatherv_next(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_IGATHERV);
+	gp_f_igatherv_next(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_gatherv(&c, rc, *sendcount, PMPI_Type_f2c(*sendtype), (const int *)recvcounts, PMPI_Type_f2c(*recvtype), *root, PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_igatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igatherv")));
+void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igatherv")));
+void mpi_igatherv__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igatherv")));
+void MPI_IGATHERV(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igatherv")));
+void ompi_igatherv_f(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_igatherv")));
+
+/* MPI_Iscatter: sendcount=scount sendtype=stype recvcount=rcount recvtype=rtype root=root comm=comm request=reqout */
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_ISCATTER);
+	int rc = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_scatter(&c, rc, sendcount, sendtype, recvcount, recvtype, root, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_iscatter_t)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_iscatter_t gp_f_iscatter_next;
+static void gp_f_iscatter(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_iscatter_next)
+		gp_f_iscatter_next = (gp_f_iscatter_t)gp_f_next("iscatter");
+	if (!gp_enter()) {
+		gp_f_iscatter_next(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_ISCATTER);
+	gp_f_iscatter_next(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_scatter(&c, rc, *sendcount, PMPI_Type_f2c(*sendtype), *recvcount, PMPI_Type_f2c(*recvtype), *root, PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_iscatter(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatter")));
+void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatter")));
+void mpi_iscatter__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatter")));
+void MPI_ISCATTER(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatter")));
+void ompi_iscatter_f(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatter")));
+
 /* MPI_Comm_dup: comm=comm newcomm=newcomm */
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -3412,3 +3596,279 @@ static void gp_f08_type_free(MPI_Fint *datatype, MPI_Fint *ierr)
 	gp_leave();
 }
 void mpi_type_free_f08_(MPI_Fint *datatype, MPI_Fint *ierr) __attribute__((alias("gp_f08_type_free")));
+
+/* MPI_Iscatterv: sendcounts=scounts sendtype=stype recvcount=rcount recvtype=rtype root=root comm=comm request=reqout */
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_ISCATTERV);
+	int rc = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_scatterv(&c, rc, sendcounts, sendtype, recvcount, recvtype, root, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_iscatterv_t)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_iscatterv_t gp_f_iscatterv_next;
+static void gp_f_iscatterv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_iscatterv_next)
+		gp_f_iscatterv_next = (gp_f_iscatterv_t)gp_f_next("iscatterv");
+	if (!gp_enter()) {
+		gp_f_iscatterv_next(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_ISCATTERV);
+	gp_f_iscatterv_next(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_scatterv(&c, rc, (const int *)sendcounts, PMPI_Type_f2c(*sendtype), *recvcount, PMPI_Type_f2c(*recvtype), *root, PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_iscatterv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatterv")));
+void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatterv")));
+void mpi_iscatterv__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatterv")));
+void MPI_ISCATTERV(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatterv")));
+void ompi_iscatterv_f(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscatterv")));
+
+/* MPI_Ialltoallv: sendbuf=sbuf sendcounts=scounts sendtype=stype recvcounts=rcounts recvtype=rtype comm=comm request=reqout */
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_IALLTOALLV);
+	int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_alltoallv(&c, rc, (sendbuf == MPI_IN_PLACE), sendcounts, sendtype, recvcounts, recvtype, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_ialltoallv_t)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_ialltoallv_t gp_f_ialltoallv_next;
+static void gp_f_ialltoallv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_ialltoallv_next)
+		gp_f_ialltoallv_next = (gp_f_ialltoallv_t)gp_f_next("ialltoallv");
+	if (!gp_enter()) {
+		gp_f_ialltoallv_next(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_IALLTOALLV);
+	gp_f_ialltoallv_next(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_alltoallv(&c, rc, gp_f_in_place(sendbuf), (const int *)sendcounts, PMPI_Type_f2c(*sendtype), (const int *)recvcounts, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_ialltoallv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ialltoallv")));
+void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ialltoallv")));
+void mpi_ialltoallv__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ialltoallv")));
+void MPI_IALLTOALLV(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ialltoallv")));
+void ompi_ialltoallv_f(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ialltoallv")));
+
+/* MPI_Ireduce_scatter: recvcounts=rcounts datatype=type comm=comm request=reqout */
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_IREDUCE_SCATTER);
+	int rc = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_allgatherv(&c, rc, recvcounts, datatype, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_ireduce_scatter_t)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_ireduce_scatter_t gp_f_ireduce_scatter_next;
+static void gp_f_ireduce_scatter(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_ireduce_scatter_next)
+		gp_f_ireduce_scatter_next = (gp_f_ireduce_scatter_t)gp_f_next("ireduce_scatter");
+	if (!gp_enter()) {
+		gp_f_ireduce_scatter_next(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_IREDUCE_SCATTER);
+	gp_f_ireduce_scatter_next(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_allgatherv(&c, rc, (const int *)recvcounts, PMPI_Type_f2c(*datatype), PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_ireduce_scatter(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter")));
+void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter")));
+void mpi_ireduce_scatter__(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter")));
+void MPI_IREDUCE_SCATTER(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter")));
+void ompi_ireduce_scatter_f(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter")));
+
+/* MPI_Ireduce_scatter_block: recvcount=count datatype=type comm=comm request=reqout */
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_IREDUCE_SCATTER_BLOCK);
+	int rc = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_allreduce(&c, rc, recvcount, datatype, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_ireduce_scatter_block_t)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_ireduce_scatter_block_t gp_f_ireduce_scatter_block_next;
+static void gp_f_ireduce_scatter_block(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_ireduce_scatter_block_next)
+		gp_f_ireduce_scatter_block_next = (gp_f_ireduce_scatter_block_t)gp_f_next("ireduce_scatter_block");
+	if (!gp_enter()) {
+		gp_f_ireduce_scatter_block_next(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_IREDUCE_SCATTER_BLOCK);
+	gp_f_ireduce_scatter_block_next(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_allreduce(&c, rc, *recvcount, PMPI_Type_f2c(*datatype), PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_ireduce_scatter_block(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter_block")));
+void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter_block")));
+void mpi_ireduce_scatter_block__(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter_block")));
+void MPI_IREDUCE_SCATTER_BLOCK(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter_block")));
+void ompi_ireduce_scatter_block_f(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_ireduce_scatter_block")));
+
+/* MPI_Iscan: count=count datatype=type comm=comm request=reqout */
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_ISCAN);
+	int rc = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_allreduce(&c, rc, count, datatype, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_iscan_t)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_iscan_t gp_f_iscan_next;
+static void gp_f_iscan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_iscan_next)
+		gp_f_iscan_next = (gp_f_iscan_t)gp_f_next("iscan");
+	if (!gp_enter()) {
+		gp_f_iscan_next(sendbuf, recvbuf, count, datatype, op, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_ISCAN);
+	gp_f_iscan_next(sendbuf, recvbuf, count, datatype, op, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_allreduce(&c, rc, *count, PMPI_Type_f2c(*datatype), PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_iscan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscan")));
+void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscan")));
+void mpi_iscan__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscan")));
+void MPI_ISCAN(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscan")));
+void ompi_iscan_f(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iscan")));
+
+/* MPI_Iexscan: count=count datatype=type comm=comm request=reqout */
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	if (!gp_enter())
+		return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	gp_call c;
+	gp_begin(&c, GP_FN_IEXSCAN);
+	int rc = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	gp_end(&c);
+	gp_lock();
+	gp_allreduce(&c, rc, count, datatype, comm);
+	gp_icoll(&c, rc, *request);
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+	return rc;
+}
+
+typedef void (*gp_f_iexscan_t)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static gp_f_iexscan_t gp_f_iexscan_next;
+static void gp_f_iexscan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+	if (!gp_f_iexscan_next)
+		gp_f_iexscan_next = (gp_f_iexscan_t)gp_f_next("iexscan");
+	if (!gp_enter()) {
+		gp_f_iexscan_next(sendbuf, recvbuf, count, datatype, op, comm, request, ierr);
+		return;
+	}
+	gp_call c;
+	gp_begin(&c, GP_FN_IEXSCAN);
+	gp_f_iexscan_next(sendbuf, recvbuf, count, datatype, op, comm, request, ierr);
+	gp_end(&c);
+	int rc = ierr ? *ierr : MPI_SUCCESS;
+	gp_lock();
+	gp_allreduce(&c, rc, *count, PMPI_Type_f2c(*datatype), PMPI_Comm_f2c(*comm));
+	gp_icoll(&c, rc, PMPI_Request_f2c(*request));
+	gp_emit(&c);
+	gp_unlock();
+	gp_leave();
+}
+void mpi_iexscan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));
+void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));
+void mpi_iexscan__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));
+void MPI_IEXSCAN(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));
+void ompi_iexscan_f(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));

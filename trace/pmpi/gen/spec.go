@@ -167,6 +167,17 @@ var Specs = []Spec{
 	{73, "Ialltoall", KAllgather, "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount:rcount, MPI_Datatype recvtype:rtype, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
 	{74, "Ireduce", KRooted, "const void *sendbuf, void *recvbuf, int count:count, MPI_Datatype datatype:type, MPI_Op op, int root:root, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
 	{75, "Iallgather", KAllgather, "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount:rcount, MPI_Datatype recvtype:rtype, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{76, "Iallgatherv", KAllgatherv, "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[]:rcounts, const int displs[], MPI_Datatype recvtype:rtype, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{77, "Igather", KGather, "const void *sendbuf, int sendcount:scount, MPI_Datatype sendtype:stype, void *recvbuf, int recvcount:rcount, MPI_Datatype recvtype:rtype, int root:root, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{78, "Igatherv", KGatherv, "const void *sendbuf, int sendcount:scount, MPI_Datatype sendtype:stype, void *recvbuf, const int recvcounts[]:rcounts, const int displs[], MPI_Datatype recvtype:rtype, int root:root, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{79, "Iscatter", KScatter, "const void *sendbuf, int sendcount:scount, MPI_Datatype sendtype:stype, void *recvbuf, int recvcount:rcount, MPI_Datatype recvtype:rtype, int root:root, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{100, "Iscatterv", KScatterv, "const void *sendbuf, const int sendcounts[]:scounts, const int displs[], MPI_Datatype sendtype:stype, void *recvbuf, int recvcount:rcount, MPI_Datatype recvtype:rtype, int root:root, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{101, "Ialltoallv", KAlltoallv, "const void *sendbuf:sbuf, const int sendcounts[]:scounts, const int sdispls[], MPI_Datatype sendtype:stype, " +
+		"void *recvbuf, const int recvcounts[]:rcounts, const int rdispls[], MPI_Datatype recvtype:rtype, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{102, "Ireduce_scatter", KReduceScatter, "const void *sendbuf, void *recvbuf, const int recvcounts[]:rcounts, MPI_Datatype datatype:type, MPI_Op op, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{103, "Ireduce_scatter_block", KReduce, "const void *sendbuf, void *recvbuf, int recvcount:count, MPI_Datatype datatype:type, MPI_Op op, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{104, "Iscan", KReduce, "const void *sendbuf, void *recvbuf, int count:count, MPI_Datatype datatype:type, MPI_Op op, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
+	{105, "Iexscan", KReduce, "const void *sendbuf, void *recvbuf, int count:count, MPI_Datatype datatype:type, MPI_Op op, MPI_Comm comm:comm, MPI_Request *request:reqout", true},
 
 	{80, "Comm_dup", KCommNew, "MPI_Comm comm:comm, MPI_Comm *newcomm:newcomm", false},
 	{81, "Comm_split", KCommNew, "MPI_Comm comm:comm, int color, int key, MPI_Comm *newcomm:newcomm", false},
