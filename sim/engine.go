@@ -233,12 +233,8 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if err := e.setModel(&opt); err != nil {
 		return nil, err
 	}
-	if p.win != nil && (e.m != nil || opt.Record) {
-		what := "Options.Record"
-		if e.m != nil {
-			what = "model " + opt.Model.String()
-		}
-		return nil, fmt.Errorf("sim: %s keeps state for every op; a streamed program runs without it (LogGOPS, LogGP or LogP, no per-op record)", what)
+	if p.win != nil && opt.Record {
+		return nil, fmt.Errorf("sim: Options.Record keeps state for every op; a streamed program runs without it")
 	}
 	e.x = newExtras(p, &opt)
 	if e.x != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/pattern"
+	"github.com/gopsim/gopsim/topology"
 )
 
 func binaryOf(t testing.TB, s *goal.Schedule) []byte {
@@ -402,4 +403,112 @@ func FuzzReadTextProgramStream(f *testing.F) {
 		}
 		checkStreamedRun(t, p, mem)
 	})
+}
+
+// strideSchedule is TestModelsWithExtras's schedule: a labelled
+// non-contiguous send (log3P), rendezvous messages both ways (LogGPS) and
+// a wildcard receive.
+const strideSchedule = `num_ranks 3
+rank 0 {
+stride512: send 100000b to 1
+b: calc 100
+b requires stride512
+send 8b to 2
+send 8b to 2
+recv 100000b from 2
+}
+rank 1 {
+w: calc 20000
+r: recv 100000b from -1
+r requires w
+}
+rank 2 {
+recv 8b from 0
+recv 8b from 0
+send 100000b to 0
+}
+`
+
+// modelParams are parameters with a section for every model that has
+// one beyond LogGOPS's: LogfP bursts of 2 and a log3P table.
+func modelParams() Params {
+	p := DefaultParams()
+	p.LogfP = &LogfPParams{F: 2, OBurst: 30}
+	p.Log3P = &Log3PParams{Points: []Log3PPoint{{Size: 100000, Stride: 512, Pack: 7000, Unpack: 9000}, {Size: 8, Stride: 64, Pack: 10, Unpack: 20}}}
+	return p
+}
+
+// TestStreamModelsMatchMemory: every model, with noise, a breakdown and a
+// congested network, gives a streamed program exactly what it gives the
+// program held in memory, and a finished run leaves no op record loaded.
+func TestStreamModelsMatchMemory(t *testing.T) {
+	type named struct {
+		name string
+		s    *goal.Schedule
+	}
+	st, err := goal.ReadText(strings.NewReader(strideSchedule), "stride.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []named{{"stride", st}}
+	for _, f := range conformanceGoals() {
+		cases = append(cases, named{filepath.Base(f), loadText(t, f)})
+	}
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{{"allreduce_recdoub", 64, 1 << 16}, {"linear_alltoall", 17, 100}, {"binomialtreebcast", 200, 1 << 20}, {"dissemination", 33, 8}} {
+		cases = append(cases, named{fmt.Sprintf("%s_%d", c.name, c.ranks), patternSchedule(t, c.name, c.ranks, c.size)})
+	}
+	g, err := topology.Generate("fattree:k=4,n=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := modelParams()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bin := binaryOf(t, c.s)
+			mem, err := ReadProgram(bytes.NewReader(bin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := streamed(t, bin, 3)
+			for _, m := range Models() {
+				opts := func() []Options {
+					nm, err := noise.New(noise.Config{Seed: 7, PeriodNs: 1000, PeriodDurNs: 37, Stragglers: []int32{1}, Factor: 1.5}, mem.NumRanks)
+					if err != nil {
+						t.Fatal(err)
+					}
+					o := []Options{{Params: par, Model: m}, {Params: par, Model: m, Noise: nm, Breakdown: true}}
+					for _, model := range []topology.Model{topology.Simple, topology.Flow} {
+						lm, err := topology.Linear(g, mem.NumRanks, (mem.NumRanks+g.NumHosts()-1)/g.NumHosts())
+						if err != nil {
+							t.Fatal(err)
+						}
+						net, err := topology.NewNetwork(g, lm, topology.Options{Model: model})
+						if err != nil {
+							t.Fatal(err)
+						}
+						o = append(o, Options{Params: par, Model: m, Network: net, Queue: HeapQueue})
+					}
+					return o
+				}
+				for oi := range opts() {
+					wo, go_ := opts()[oi], opts()[oi]
+					want, werr := mem.Run(wo)
+					got, err := p.Run(go_)
+					if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s, options %d: got %+v, %v; in memory %+v, %v", m, oi, got, err, want, werr)
+					}
+					if wo.Network != nil && !reflect.DeepEqual(wo.Network.LinkStats(want.MaxTime, nil), go_.Network.LinkStats(got.MaxTime, nil)) {
+						t.Fatalf("%s, options %d: link statistics differ", m, oi)
+					}
+					if st, _ := p.Stream(); werr == nil && st.ResidentOps != 0 {
+						t.Fatalf("%s, options %d: %d op records still in memory after a finished run", m, oi, st.ResidentOps)
+					}
+				}
+			}
+		})
+	}
 }

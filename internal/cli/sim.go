@@ -240,9 +240,6 @@ func Sim(o SimOptions, w io.Writer) error {
 		if opt.Record {
 			return fmt.Errorf("%s: --critical-path, --timeline and --paraver keep a record of every op, which a streamed run does not; use --stream off and enough memory", name)
 		}
-		if o.Model.all || !o.Model.model.Streams() {
-			return fmt.Errorf("%s: --model %s keeps state for every op; a streamed run takes loggops, loggp or logp (use --stream off and enough memory)", name, o.Model.flagName())
-		}
 	}
 	if o.Model.all {
 		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)
