@@ -527,8 +527,8 @@ type modelState struct {
 // its record's tm holds match<<2 | phase, the receive matched at its
 // request to send and the phase its message is in. A streamed run thus
 // keeps this state only while the send's record is loaded.
-func gpsPhase(o *opRec) uint8           { return uint8(o.tm & 3) }
-func gpsMatch(o *opRec) int32           { return int32(o.tm >> 2) }
+func gpsPhase(o *opRec) uint8            { return uint8(o.tm & 3) }
+func gpsMatch(o *opRec) int32            { return int32(o.tm >> 2) }
 func setGPS(o *opRec, ph uint8, r int32) { o.tm = int64(r)<<2 | int64(ph) }
 
 // loopModels is engine.loop for the models with their own engine path
