@@ -233,10 +233,10 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if err := e.setModel(&opt); err != nil {
 		return nil, err
 	}
-	if p.win != nil && opt.Record {
-		return nil, fmt.Errorf("sim: Options.Record keeps state for every op; a streamed program runs without it")
+	var err error
+	if e.x, err = newExtras(p, &opt); err != nil {
+		return nil, err
 	}
-	e.x = newExtras(p, &opt)
 	if e.x != nil {
 		e.x.scale = e.scale
 	}
@@ -244,7 +244,10 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if err := e.start(); err != nil {
 		return nil, err
 	}
-	res := e.result(&opt)
+	res, err := e.result(&opt)
+	if err != nil {
+		return nil, err
+	}
 	if e.done != p.NumOps() || e.posted.len() > 0 || e.implicit > 0 || e.unexpected.len() > 0 {
 		return res, e.stuck()
 	}
@@ -252,7 +255,7 @@ func (p *Program) run(opt Options) (*Result, error) {
 }
 
 // result gives the outcome of the run, in ns.
-func (e *engine) result(opt *Options) *Result {
+func (e *engine) result(opt *Options) (*Result, error) {
 	p := e.p
 	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks), Events: e.events, scale: e.scale}
 	for r := int32(0); r < int32(p.NumRanks); r++ {
@@ -274,20 +277,30 @@ func (e *engine) result(opt *Options) *Result {
 	}
 	x := e.x
 	if x == nil {
-		return res
+		return res, nil
 	}
 	if x.prog != nil {
 		x.prog.Store(int64(e.done))
 	}
 	res.Record = x.rec
-	if e.scale != 1 && x.rec != nil {
+	switch {
+	case x.rec != nil && e.win != nil:
+		rec, err := e.win.finishRecord(p, e.scale)
+		if err != nil {
+			return nil, err
+		}
+		res.Record = rec
+		if e.scale != 1 {
+			res.rawRec = x.rec
+		}
+	case e.scale != 1 && x.rec != nil:
 		res.rawRec = x.rec
 		res.Record = recordNs(x.rec, e.scale)
 	}
 	if x.bd != nil {
 		res.Breakdown = e.finishBreakdown(res.PerRank)
 	}
-	return res
+	return res, nil
 }
 
 // start runs the event loop from the state at time 0. A streamed program

@@ -87,9 +87,18 @@ type extras struct {
 	prog  *atomic.Int64
 }
 
-func newExtras(p *Program, opt *Options) *extras {
+// initialRecord is an op's record before the run reaches it.
+var initialRecord = OpRecord{End: -1, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: -1}
+
+// newExtras returns what the run with opt adds to the engine, nil for a
+// plain run. The record of a streamed program is its record file
+// (streamrec.go), which window.load initialises op by op.
+func newExtras(p *Program, opt *Options) (*extras, error) {
+	if p.win != nil {
+		p.win.recOn = false
+	}
 	if opt.Noise == nil && (opt.Network == nil || opt.Network.Model() == topology.None) && !opt.Breakdown && !opt.Record && opt.Progress == nil {
-		return nil
+		return nil, nil
 	}
 	x := &extras{noise: opt.Noise, prog: opt.Progress, scale: 1}
 	if n := opt.Network; n != nil && n.Model() != topology.None {
@@ -106,13 +115,20 @@ func newExtras(p *Program, opt *Options) *extras {
 	if opt.Breakdown {
 		x.bd = make([]Breakdown, p.NumRanks)
 	}
-	if opt.Record {
+	switch {
+	case opt.Record && p.win != nil:
+		rec, err := p.win.records(p)
+		if err != nil {
+			return nil, err
+		}
+		x.rec = rec
+	case opt.Record:
 		x.rec = make([]OpRecord, len(p.ops))
 		for i := range x.rec {
-			x.rec[i] = OpRecord{End: -1, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: -1}
+			x.rec[i] = initialRecord
 		}
 	}
-	return x
+	return x, nil
 }
 
 // charge returns the noise that CPU work of length ticks at t on rank r

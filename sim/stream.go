@@ -123,6 +123,13 @@ type window struct {
 	stats                          StreamStats
 	recBytes                       int
 	numOps                         int32
+
+	// The per-op record (streamrec.go): dir is where its files go; rec
+	// and recNs are created at the first run with Options.Record, and
+	// recOn says whether the current run writes rec.
+	dir        string
+	rec, recNs *recFile
+	recOn      bool
 }
 
 // spillError is a failure to read the spill file during a run; the event
@@ -175,7 +182,7 @@ func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func()
 	// A text's units always have the CPU and NIC column: whether one is
 	// used is known only at its end.
 	multi := h.NumCPUs > 1 || h.NumNICs > 1
-	w := &window{f: f, unit: int32(unit), multi: multi, cnCol: multi || numRanks != nil}
+	w := &window{f: f, unit: int32(unit), multi: multi, cnCol: multi || numRanks != nil, dir: dir}
 	if os.Remove(f.Name()) != nil {
 		w.name = f.Name()
 	}
@@ -521,6 +528,9 @@ func (w *window) begin(p *Program) {
 	copy(w.dlive, w.dliveInit)
 	copy(w.clive, w.cliveInit)
 	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units}
+	if w.recOn {
+		w.rec.begin()
+	}
 	for r := range w.hi {
 		w.hi[r] = p.rankStart[r]
 	}
@@ -543,6 +553,9 @@ func (w *window) load(p *Program, r, upto int32) {
 		}
 		if err := w.readUnit(u, lo, p.ops[lo:hi], cn, p.deps[w.listAt[u]:w.listAt[u+1]]); err != nil {
 			panic(spillError{err})
+		}
+		if w.recOn {
+			w.rec.load(lo, hi)
 		}
 		w.hi[r] = hi
 		w.stats.Loads++
@@ -637,6 +650,9 @@ func (w *window) finish(p *Program, g int32) {
 			dropPage(w.cnMem, int(pg), w.cShift+2)
 		}
 	}
+	if w.recOn {
+		w.rec.finish(g)
+	}
 	pg := g >> w.opShift
 	if w.live[pg]--; w.live[pg] == 0 {
 		dropPage(w.opsMem, int(pg), w.opShift+5)
@@ -721,6 +737,13 @@ func (w *window) close() error {
 	unmapMem(w.cnMem)
 	w.opsMem, w.depsMem, w.cnMem = nil, nil, nil
 	err := w.f.Close()
+	for _, rf := range []*recFile{w.rec, w.recNs} {
+		if rf != nil {
+			if rerr := rf.close(); err == nil {
+				err = rerr
+			}
+		}
+	}
 	if w.name != "" {
 		if rerr := os.Remove(w.name); err == nil {
 			err = rerr

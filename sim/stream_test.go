@@ -82,13 +82,13 @@ func TestStreamMatchesMemory(t *testing.T) {
 					// Options with a fresh noise model each time: a model
 					// counts what it charged.
 					opts := func() []Options {
-						o := []Options{{Params: par}, {Params: par, Breakdown: true, Queue: HeapQueue}}
+						o := []Options{{Params: par}, {Params: par, Breakdown: true, Queue: HeapQueue, Record: true}}
 						if pi == 0 {
 							nm, err := noise.New(noise.Config{Seed: 7, PeriodNs: 1000, PeriodDurNs: 37, Stragglers: []int32{1}, Factor: 1.5}, mem.NumRanks)
 							if err != nil {
 								t.Fatal(err)
 							}
-							o = append(o, Options{Params: par, Noise: nm, Breakdown: true})
+							o = append(o, Options{Params: par, Noise: nm, Breakdown: true, Record: true})
 						}
 						return o
 					}
@@ -98,6 +98,9 @@ func TestStreamMatchesMemory(t *testing.T) {
 							got, err := p.Run(opts()[oi])
 							if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 								t.Fatalf("unit %d, options %d, run %d: got %+v, %v; in memory %+v, %v", unit, oi, run, got, err, want, werr)
+							}
+							if werr == nil && want.Record != nil {
+								samePath(t, p, got, mem, want)
 							}
 							st, ok := p.Stream()
 							if !ok || (st.Loads < int64(p.NumRanks) && p.NumOps() >= p.NumRanks) {
@@ -480,7 +483,7 @@ func TestStreamModelsMatchMemory(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					o := []Options{{Params: par, Model: m}, {Params: par, Model: m, Noise: nm, Breakdown: true}}
+					o := []Options{{Params: par, Model: m}, {Params: par, Model: m, Noise: nm, Breakdown: true, Record: true}}
 					for _, model := range []topology.Model{topology.Simple, topology.Flow} {
 						lm, err := topology.Linear(g, mem.NumRanks, (mem.NumRanks+g.NumHosts()-1)/g.NumHosts())
 						if err != nil {
@@ -490,7 +493,7 @@ func TestStreamModelsMatchMemory(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						o = append(o, Options{Params: par, Model: m, Network: net, Queue: HeapQueue})
+						o = append(o, Options{Params: par, Model: m, Network: net, Queue: HeapQueue, Record: model == topology.Flow})
 					}
 					return o
 				}
@@ -501,6 +504,9 @@ func TestStreamModelsMatchMemory(t *testing.T) {
 					if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s, options %d: got %+v, %v; in memory %+v, %v", m, oi, got, err, want, werr)
 					}
+					if werr == nil && want.Record != nil {
+						samePath(t, p, got, mem, want)
+					}
 					if wo.Network != nil && !reflect.DeepEqual(wo.Network.LinkStats(want.MaxTime, nil), go_.Network.LinkStats(got.MaxTime, nil)) {
 						t.Fatalf("%s, options %d: link statistics differ", m, oi)
 					}
@@ -510,5 +516,16 @@ func TestStreamModelsMatchMemory(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// samePath checks that the critical path of the streamed program's run
+// got is the one of the in-memory run want, or fails the same way.
+func samePath(t *testing.T, p *Program, got *Result, mem *Program, want *Result) {
+	t.Helper()
+	wp, werr := CriticalPath(mem, want)
+	gp, gerr := CriticalPath(p, got)
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gp, wp) {
+		t.Fatalf("critical path of the streamed run: %+v, %v; in memory %+v, %v", gp, gerr, wp, werr)
 	}
 }
