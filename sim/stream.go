@@ -130,6 +130,8 @@ type window struct {
 	dir        string
 	rec, recNs *recFile
 	recOn      bool
+	// units decoded for static, by unit number modulo their count
+	cache [unitCacheSize]cachedUnit
 }
 
 // spillError is a failure to read the spill file during a run; the event
@@ -680,13 +682,8 @@ func (w *window) static(p *Program, r, g int32, buf []Edge) (opRec, uint32, []Ed
 	lo := base + k*w.unit
 	hi := min(lo+w.unit, p.rankStart[r+1])
 	u := w.rankUnit[r] + k
-	recs := make([]opRec, hi-lo)
-	var cn []uint32
-	if w.multi {
-		cn = make([]uint32, hi-lo)
-	}
-	deps := make([]uint32, w.listAt[u+1]-w.listAt[u])
-	if err := w.readUnit(u, lo, recs, cn, deps); err != nil {
+	recs, cn, deps, err := w.cachedUnit(u, lo, hi)
+	if err != nil {
 		return opRec{}, 0, buf, err
 	}
 	o := recs[g-lo]
