@@ -130,6 +130,10 @@ type window struct {
 	dir        string
 	rec, recNs *recFile
 	recOn      bool
+	// net holds a congestion network's per-op state (opcolumn.go); cols
+	// are the per-op columns the current run keeps up to date.
+	net  *netCol
+	cols []*pagedCol
 	// units decoded for static, by unit number modulo their count
 	cache [unitCacheSize]cachedUnit
 }
@@ -530,8 +534,8 @@ func (w *window) begin(p *Program) {
 	copy(w.dlive, w.dliveInit)
 	copy(w.clive, w.cliveInit)
 	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units}
-	if w.recOn {
-		w.rec.begin()
+	for _, c := range w.cols {
+		c.begin()
 	}
 	for r := range w.hi {
 		w.hi[r] = p.rankStart[r]
@@ -652,8 +656,8 @@ func (w *window) finish(p *Program, g int32) {
 			dropPage(w.cnMem, int(pg), w.cShift+2)
 		}
 	}
-	if w.recOn {
-		w.rec.finish(g)
+	for _, c := range w.cols {
+		c.finish(g)
 	}
 	pg := g >> w.opShift
 	if w.live[pg]--; w.live[pg] == 0 {
@@ -740,6 +744,10 @@ func (w *window) close() error {
 				err = rerr
 			}
 		}
+	}
+	if w.net != nil {
+		unmapMem(w.net.h.mem)
+		unmapMem(w.net.park.mem)
 	}
 	if w.name != "" {
 		if rerr := os.Remove(w.name); err == nil {

@@ -23,12 +23,10 @@ import (
 
 // recFile is a file of n OpRecords mapped into memory.
 type recFile struct {
-	f              *os.File
-	name           string // removed by close when it could not be unlinked at once
-	mem            []byte
-	recs           []OpRecord
-	live, liveInit []uint16 // per page: ops whose record touches it and that have not finished
-	shift          uint     // log2 of the page size
+	f    *os.File
+	name string // removed by close when it could not be unlinked at once
+	recs []OpRecord
+	pagedCol
 }
 
 const recSize = int64(unsafe.Sizeof(OpRecord{}))
@@ -39,7 +37,7 @@ func newRecFile(dir string, n int32) (*recFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: record file: %w", err)
 	}
-	rf := &recFile{f: f, shift: pageShift(1)}
+	rf := &recFile{f: f}
 	if os.Remove(f.Name()) != nil {
 		rf.name = f.Name()
 	}
@@ -48,29 +46,16 @@ func newRecFile(dir string, n int32) (*recFile, error) {
 		rf.close()
 		return nil, fmt.Errorf("sim: record file of %d bytes: %w", size, err)
 	}
-	if rf.mem, err = mapFile(f, int(size)); err != nil {
+	mem, err := mapFile(f, int(size))
+	if err != nil {
 		rf.close()
 		return nil, err
 	}
+	rf.pagedCol = newPagedCol(mem, recSize, n, dropFile)
 	if n > 0 {
-		rf.recs = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(rf.mem))), n)
+		rf.recs = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(mem))), n)
 	}
-	pages := (size + 1<<rf.shift - 1) >> rf.shift
-	rf.liveInit = make([]uint16, pages)
-	for pg := range rf.liveInit {
-		first := (int64(pg) << rf.shift) / recSize
-		last := min(((int64(pg)+1)<<rf.shift-1)/recSize, int64(n)-1)
-		rf.liveInit[pg] = uint16(last - first + 1)
-	}
-	rf.live = make([]uint16, pages)
 	return rf, nil
-}
-
-// begin prepares a run: nothing in memory, every page waiting for all
-// its ops.
-func (rf *recFile) begin() {
-	dropFile(rf.mem)
-	copy(rf.live, rf.liveInit)
 }
 
 // load sets the records of ops lo to hi-1, just loaded, to their initial
@@ -78,18 +63,6 @@ func (rf *recFile) begin() {
 func (rf *recFile) load(lo, hi int32) {
 	for g := lo; g < hi; g++ {
 		rf.recs[g] = initialRecord
-	}
-}
-
-// finish records that op g has finished: its record is final. Pages
-// whose ops have all finished are given back.
-func (rf *recFile) finish(g int32) {
-	first, last := int64(g)*recSize>>rf.shift, (int64(g)*recSize+recSize-1)>>rf.shift
-	for pg := first; pg <= last; pg++ {
-		if rf.live[pg]--; rf.live[pg] == 0 {
-			lo := pg << rf.shift
-			dropFile(rf.mem[lo:min(lo+1<<rf.shift, int64(len(rf.mem)))])
-		}
 	}
 }
 
@@ -116,6 +89,7 @@ func (w *window) records(p *Program) ([]OpRecord, error) {
 		w.rec = rf
 	}
 	w.recOn = true
+	w.cols = append(w.cols, &w.rec.pagedCol)
 	return w.rec.recs, nil
 }
 
