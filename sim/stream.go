@@ -60,6 +60,7 @@ import (
 	"math/bits"
 	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
@@ -101,7 +102,8 @@ type StreamStats struct {
 // that loads from it.
 type window struct {
 	f        *os.File
-	name     string // removed by Close when it could not be unlinked at once
+	name     string        // removed by Close when it could not be unlinked at once
+	refs     *atomic.Int32 // windows sharing f (Program.Share); nil for one
 	unit     int32
 	multi    bool     // the program has CPU and NIC numbers (Program.cn)
 	cnCol    bool     // the units have a column of them (see the top of this file)
@@ -737,7 +739,15 @@ func (w *window) close() error {
 	unmapMem(w.depsMem)
 	unmapMem(w.cnMem)
 	w.opsMem, w.depsMem, w.cnMem = nil, nil, nil
-	err := w.f.Close()
+	var err error
+	if w.refs == nil || w.refs.Add(-1) == 0 {
+		err = w.f.Close()
+		if w.name != "" {
+			if rerr := os.Remove(w.name); err == nil {
+				err = rerr
+			}
+		}
+	}
 	for _, rf := range []*recFile{w.rec, w.recNs} {
 		if rf != nil {
 			if rerr := rf.close(); err == nil {
@@ -748,11 +758,6 @@ func (w *window) close() error {
 	if w.net != nil {
 		unmapMem(w.net.h.mem)
 		unmapMem(w.net.park.mem)
-	}
-	if w.name != "" {
-		if rerr := os.Remove(w.name); err == nil {
-			err = rerr
-		}
 	}
 	return err
 }

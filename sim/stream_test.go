@@ -533,3 +533,72 @@ func samePath(t *testing.T, p *Program, got *Result, mem *Program, want *Result)
 		t.Fatalf("critical path of the streamed run: %+v, %v; in memory %+v, %v", gp, gerr, wp, werr)
 	}
 }
+
+// TestStreamShare: shares of a streamed program run at the same time, on
+// their own goroutines, each exactly as the program held in memory, also
+// after the program they were shared from is closed; a program in memory
+// cannot be shared.
+func TestStreamShare(t *testing.T) {
+	bin := binaryOf(t, patternSchedule(t, "allreduce_recdoub", 64, 1<<16))
+	mem, err := ReadProgram(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Share(); err == nil {
+		t.Fatal("a program in memory was shared")
+	}
+	p, err := ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: t.TempDir(), Unit: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shares []*Program
+	for range 3 {
+		q, err := p.Share()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares = append(shares, q)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Share(); err == nil {
+		t.Fatal("a closed program was shared")
+	}
+	opts := func(i int) []Options {
+		par := DefaultParams()
+		par.L = float64(1000 * (i + 1))
+		return []Options{{Params: par, Record: i == 1}, {Params: par, Model: LogGPS, Record: i == 1}}
+	}
+	var wants [][]*Result
+	for i := range shares {
+		var w []*Result
+		for _, opt := range opts(i) {
+			want, err := mem.Run(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w = append(w, want)
+		}
+		wants = append(wants, w)
+	}
+	errs := make(chan error, len(shares))
+	for i, q := range shares {
+		go func() {
+			for k, opt := range opts(i) {
+				want, m := wants[i][k], opt.Model
+				got, err := q.Run(opt)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					errs <- fmt.Errorf("share %d, %s: %+v, %v; want %+v", i, m, got, err, want)
+					return
+				}
+			}
+			errs <- q.Close()
+		}()
+	}
+	for range shares {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
