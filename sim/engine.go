@@ -285,13 +285,13 @@ func (e *engine) result(opt *Options) (*Result, error) {
 	res.Record = x.rec
 	switch {
 	case x.rec != nil && e.win != nil:
-		rec, err := e.win.finishRecord(p, e.scale)
+		raw, rec, err := e.win.finishRecord(p, e.scale)
 		if err != nil {
 			return nil, err
 		}
 		res.Record = rec
 		if e.scale != 1 {
-			res.rawRec = x.rec
+			res.rawRec = raw
 		}
 	case e.scale != 1 && x.rec != nil:
 		res.rawRec = x.rec

@@ -1,26 +1,31 @@
 package sim
 
-import "unsafe"
+import (
+	"fmt"
+	"os"
+	"unsafe"
+)
 
 // pagedCol is per-op state of a streamed run beside the op records: the
 // per-op record (recFile), and a congestion network's handles and parked
-// arrivals (netCol). Its memory is mapped, costs nothing until touched,
-// and each of its pages is given back once every op whose entry touches
-// the page has finished (window.finish), as the op records' pages are.
-// An entry is used only while its op is loaded and not finished, and
-// reads as zero when first touched in a run.
+// arrivals (netCol). Its memory is mapped (mapMem), costs nothing until
+// touched, and each of its pages is given back once every op whose entry
+// touches the page has finished (window.finish), as the op records'
+// pages are; with a file, the page is written to it first, at the same
+// offset. An entry is used only while its op is loaded and not finished,
+// and reads as zero when first touched in a run.
 type pagedCol struct {
 	mem            []byte
 	size           int64    // bytes per op
 	live, liveInit []uint16 // per page: ops whose entry touches it and that have not finished
 	shift          uint     // log2 of the page size
-	drop           func([]byte)
+	file           *os.File // where finished pages go, or nil
 }
 
-// newPagedCol sets up the page counts of n entries of size bytes in mem
-// (mapped with mapMem, given back with drop).
-func newPagedCol(mem []byte, size int64, n int32, drop func([]byte)) pagedCol {
-	c := pagedCol{mem: mem, size: size, shift: pageShift(1), drop: drop}
+// newPagedCol sets up the page counts of n entries of size bytes in mem,
+// whose finished pages go to file when it is not nil.
+func newPagedCol(mem []byte, size int64, n int32, file *os.File) pagedCol {
+	c := pagedCol{mem: mem, size: size, shift: pageShift(1), file: file}
 	pages := (int64(n)*size + 1<<c.shift - 1) >> c.shift
 	c.liveInit = make([]uint16, pages)
 	for pg := range c.liveInit {
@@ -35,7 +40,7 @@ func newPagedCol(mem []byte, size int64, n int32, drop func([]byte)) pagedCol {
 // begin prepares a run: nothing in memory, every page waiting for all its
 // ops.
 func (c *pagedCol) begin() {
-	c.drop(c.mem)
+	dropMem(c.mem)
 	copy(c.live, c.liveInit)
 }
 
@@ -45,10 +50,48 @@ func (c *pagedCol) finish(g int32) {
 	first, last := int64(g)*c.size>>c.shift, (int64(g)*c.size+c.size-1)>>c.shift
 	for pg := first; pg <= last; pg++ {
 		if c.live[pg]--; c.live[pg] == 0 {
-			lo := pg << c.shift
-			c.drop(c.mem[lo:min(lo+1<<c.shift, int64(len(c.mem)))])
+			c.release(pg)
 		}
 	}
+}
+
+// release writes page pg to the file, if any, and gives it back. Without
+// a file mapping (recfile_other.go) a file's pages stay in memory, where
+// the record is read. A failed write stops the run (window.load's
+// spillError).
+func (c *pagedCol) release(pg int64) {
+	lo := pg << c.shift
+	hi := min(lo+1<<c.shift, int64(len(c.mem)))
+	if c.file != nil {
+		if !fileMapped {
+			return
+		}
+		if _, err := c.file.WriteAt(c.mem[lo:hi], lo); err != nil {
+			panic(spillError{fmt.Errorf("sim: writing the record file: %w", err)})
+		}
+	}
+	dropMem(c.mem[lo:hi])
+}
+
+// flush releases the pages whose ops have not all finished (a failed run,
+// or entries set after the run).
+func (c *pagedCol) flush() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			se, ok := v.(spillError)
+			if !ok {
+				panic(v)
+			}
+			err = se.err
+		}
+	}()
+	for pg := range c.live {
+		if c.live[pg] > 0 {
+			c.live[pg] = 0
+			c.release(int64(pg))
+		}
+	}
+	return nil
 }
 
 // netCol holds, for a streamed run under a congestion network, each
@@ -69,7 +112,7 @@ func (w *window) netColumns(p *Program, flow bool) ([]int32, []event, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		w.net.h = newPagedCol(mem, 4, n, dropMem)
+		w.net.h = newPagedCol(mem, 4, n, nil)
 	}
 	if flow && w.net.park.mem == nil && n > 0 {
 		size := int64(unsafe.Sizeof(event{}))
@@ -77,7 +120,7 @@ func (w *window) netColumns(p *Program, flow bool) ([]int32, []event, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		w.net.park = newPagedCol(mem, size, n, dropMem)
+		w.net.park = newPagedCol(mem, size, n, nil)
 	}
 	w.cols = append(w.cols, &w.net.h)
 	var h []int32

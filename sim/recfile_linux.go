@@ -6,14 +6,14 @@ import (
 	"syscall"
 )
 
-// mapFile maps the n bytes of f, shared: what is written to the mapping
-// goes to the file, and pages given back with dropFile read from it
-// again when next touched.
+// mapFile maps the n bytes of f read-only and shared: the mapping shows
+// what is written to the file, and pages given back with dropFile read
+// from it again when next touched.
 func mapFile(f *os.File, n int) ([]byte, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	b, err := syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("sim: mapping the %d-byte record file: %w", n, err)
 	}
@@ -35,3 +35,7 @@ func dropFile(b []byte) {
 		_ = syscall.Madvise(b, syscall.MADV_DONTNEED)
 	}
 }
+
+// fileMapped says that a record file is read through a mapping of the
+// file (mapFile), which shows what was written to the file.
+const fileMapped = true

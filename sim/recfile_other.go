@@ -11,3 +11,7 @@ func mapFile(f *os.File, n int) ([]byte, error) { return make([]byte, n), nil }
 func unmapFile(b []byte) {}
 
 func dropFile(b []byte) {}
+
+// fileMapped is false: a record file's mapping is ordinary memory, where
+// the record stays (pagedCol.release).
+const fileMapped = false

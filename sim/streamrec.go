@@ -2,18 +2,23 @@ package sim
 
 // The per-op record of a streamed run (Options.Record).
 //
-// A streamed run writes each op's OpRecord into a file mapped into
-// memory (recFile), in the spill file's directory and unlinked at once.
-// A record is written only while its op is loaded (the invariants at the
-// top of stream.go): it is set to its initial values when its op is
-// loaded, and its page of the mapping is given back once every op whose
-// record touches the page has finished; what was written stays in the
-// file. Memory thus follows the active window, as the op records do, and
-// the file holds the whole record when the run ends. Result.Record is
-// then a view of the file: reading it brings pages back, which
-// Program.ReleaseRecordPages gives back again. When the run counts ps,
-// the record in ns is a second file of the same layout, converted a run
-// of pages at a time (recordNs).
+// A streamed run writes each op's OpRecord into memory mapped as the op
+// records are (a pagedCol): a record is written only while its op is
+// loaded (the invariants at the top of stream.go), set to its initial
+// values when its op is loaded, and once every op whose record touches a
+// page has finished, the page is written to a record file (in the spill
+// file's directory, unlinked at once) at its offset and given back.
+// Memory thus follows the active window, as the op records do, and the
+// file holds the whole record when the run ends. Result.Record is then a
+// read-only shared mapping of the file: reading it brings clean pages
+// back, which Program.ReleaseRecordPages gives back again (and the
+// kernel may reclaim at will). When the run counts ps, the record in ns
+// is a second file of the same layout, converted a run of pages at a time.
+//
+// The records are written with pwrite rather than through a writable
+// file mapping: dirty mapped pages are what made the kernel's reclaim
+// costly when the op records themselves lived in a file mapping
+// (docs/performance.md).
 
 import (
 	"fmt"
@@ -21,11 +26,14 @@ import (
 	"unsafe"
 )
 
-// recFile is a file of n OpRecords mapped into memory.
+// recFile is a file of n OpRecords: mem is where a run writes them, view
+// the file mapped read-only, where they are read after the run.
 type recFile struct {
 	f    *os.File
 	name string // removed by close when it could not be unlinked at once
-	recs []OpRecord
+	recs []OpRecord // in mem
+	view []OpRecord
+	vmem []byte
 	pagedCol
 }
 
@@ -46,14 +54,22 @@ func newRecFile(dir string, n int32) (*recFile, error) {
 		rf.close()
 		return nil, fmt.Errorf("sim: record file of %d bytes: %w", size, err)
 	}
-	mem, err := mapFile(f, int(size))
+	mem, err := mapMem(int(size))
 	if err != nil {
 		rf.close()
 		return nil, err
 	}
-	rf.pagedCol = newPagedCol(mem, recSize, n, dropFile)
+	rf.pagedCol = newPagedCol(mem, recSize, n, f)
+	rf.vmem = mem
+	if fileMapped {
+		if rf.vmem, err = mapFile(f, int(size)); err != nil {
+			rf.close()
+			return nil, err
+		}
+	}
 	if n > 0 {
 		rf.recs = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(mem))), n)
+		rf.view = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(rf.vmem))), n)
 	}
 	return rf, nil
 }
@@ -67,8 +83,11 @@ func (rf *recFile) load(lo, hi int32) {
 }
 
 func (rf *recFile) close() error {
-	unmapFile(rf.mem)
-	rf.mem, rf.recs = nil, nil
+	unmapMem(rf.mem)
+	if fileMapped {
+		unmapFile(rf.vmem)
+	}
+	rf.mem, rf.vmem, rf.recs, rf.view = nil, nil, nil, nil
 	err := rf.f.Close()
 	if rf.name != "" {
 		if rerr := os.Remove(rf.name); err == nil {
@@ -94,35 +113,46 @@ func (w *window) records(p *Program) ([]OpRecord, error) {
 }
 
 // finishRecord sets the records of the ops a failed run never loaded to
-// their initial values, as a run in memory leaves them, and returns the
-// record in ns: itself when the run counted ns (scale 1), else a second
-// file converted from it a run of pages at a time.
-func (w *window) finishRecord(p *Program, scale int64) ([]OpRecord, error) {
+// their initial values, as a run in memory leaves them, writes what is
+// still in memory to the record file, and returns the record read from
+// its file, raw, and in ns: the same when the run counted ns (scale 1),
+// else a second file converted from it a run of pages at a time.
+func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err error) {
 	rf := w.rec
 	for r := range w.hi {
 		rf.load(w.hi[r], p.rankStart[r+1])
 	}
+	if err := rf.flush(); err != nil {
+		return nil, nil, err
+	}
 	if scale == 1 {
-		return rf.recs, nil
+		return rf.view, rf.view, nil
 	}
 	if w.recNs == nil {
-		ns, err := newRecFile(w.dir, int32(len(rf.recs)))
+		x, err := newRecFile(w.dir, int32(len(rf.recs)))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		w.recNs = ns
+		w.recNs = x
 	}
+	out := w.recNs
 	// 4,096 records are a whole number of pages.
 	const chunk = 4096
-	for lo := 0; lo < len(rf.recs); lo += chunk {
-		hi := min(lo+chunk, len(rf.recs))
+	for lo := 0; lo < len(rf.view); lo += chunk {
+		hi := min(lo+chunk, len(rf.view))
 		for g := lo; g < hi; g++ {
-			w.recNs.recs[g] = opRecordNs(&rf.recs[g], scale)
+			out.recs[g] = opRecordNs(&rf.view[g], scale)
 		}
-		dropFile(rf.mem[int64(lo)*recSize : int64(hi)*recSize])
-		dropFile(w.recNs.mem[int64(lo)*recSize : int64(hi)*recSize])
+		a, b := int64(lo)*recSize, int64(hi)*recSize
+		if fileMapped {
+			dropFile(rf.vmem[a:b])
+			if _, err := out.f.WriteAt(out.mem[a:b], a); err != nil {
+				return nil, nil, fmt.Errorf("sim: writing the record file: %w", err)
+			}
+			dropMem(out.mem[a:b])
+		}
 	}
-	return w.recNs.recs, nil
+	return rf.view, out.view, nil
 }
 
 // ReleaseRecordPages gives back the memory that reading the record of a
@@ -135,8 +165,8 @@ func (p *Program) ReleaseRecordPages() {
 		return
 	}
 	for _, rf := range []*recFile{p.win.rec, p.win.recNs} {
-		if rf != nil {
-			dropFile(rf.mem)
+		if rf != nil && fileMapped {
+			dropFile(rf.vmem)
 		}
 	}
 }
