@@ -30,7 +30,7 @@ import (
 // the file mapped read-only, where they are read after the run.
 type recFile struct {
 	f    *os.File
-	name string // removed by close when it could not be unlinked at once
+	name string     // removed by close when it could not be unlinked at once
 	recs []OpRecord // in mem
 	view []OpRecord
 	vmem []byte
