@@ -39,6 +39,9 @@ type Options struct {
 	// the start of the run; its link statistics describe the run after.
 	Network *topology.Network
 	// Breakdown asks for Result.Breakdown, Record for Result.Record.
+	// The record of a streamed program is kept in a file (streamrec.go)
+	// that Result.Record maps: it stays valid until the program's next
+	// run with Record, or its Close.
 	Breakdown bool
 	Record    bool
 	// Progress, when not nil, is set to the number of completed ops
