@@ -602,3 +602,23 @@ func TestStreamShare(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamRecordNoOps: a schedule without ops has an empty record,
+// streamed as in memory.
+func TestStreamRecordNoOps(t *testing.T) {
+	s, err := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\n}\nrank 1 {\n}\n"), "empty.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := binaryOf(t, s)
+	mem, err := ReadProgram(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := streamed(t, bin, 1)
+	want, werr := mem.Run(Options{Params: DefaultParams(), Record: true})
+	got, err := p.Run(Options{Params: DefaultParams(), Record: true})
+	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || got.Record == nil {
+		t.Fatalf("%+v, %v; in memory %+v, %v", got, err, want, werr)
+	}
+}

@@ -67,6 +67,7 @@ func newRecFile(dir string, n int32) (*recFile, error) {
 			return nil, err
 		}
 	}
+	rf.recs, rf.view = []OpRecord{}, []OpRecord{} // a record, of no op
 	if n > 0 {
 		rf.recs = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(mem))), n)
 		rf.view = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(rf.vmem))), n)
