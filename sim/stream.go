@@ -136,8 +136,8 @@ type window struct {
 	// are the per-op columns the current run keeps up to date.
 	net  *netCol
 	cols []*pagedCol
-	// units decoded for static, by unit number modulo their count
-	cache [unitCacheSize]cachedUnit
+	// units decoded for static (streamcache.go)
+	cache *[unitCacheSize]cachedUnit
 }
 
 // spillError is a failure to read the spill file during a run; the event

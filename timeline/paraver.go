@@ -56,6 +56,7 @@ type prvRec struct {
 	thread int32 // 0-based
 	end    int64 // state: end; event: value
 	val    int64 // state: state; event: type; communication: the send op
+	at, n  int32 // its line, in the rank's text (prvRuns.add)
 }
 
 // WritePRV writes the .prv trace. The header is
@@ -100,21 +101,17 @@ func WritePRV(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
 	if _, err := bw.Write(v.prvHeader()); err != nil {
 		return err
 	}
-	b := make([]byte, 0, 256)
-	err = runs.merge(func(x *prvRec) error {
-		b = v.prvLine(b[:0], x)
-		_, err := bw.Write(b)
-		return err
-	})
-	if err != nil {
+	if err := runs.merge(bw); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
 
-// prvRecords adds the records of each shown rank to runs, rank by rank.
+// prvRecords adds the records of each shown rank to runs, rank by rank,
+// with their lines.
 func (v *view) prvRecords(runs *prvRuns) error {
 	var recs []prvRec
+	var text []byte
 	for i, r := range v.ranks {
 		recs = recs[:0]
 		err := v.slices(r, func(s slice) error {
@@ -145,7 +142,14 @@ func (v *view) prvRecords(runs *prvRuns) error {
 		if err != nil {
 			return err
 		}
-		if err := runs.add(recs); err != nil {
+		text = text[:0]
+		for k := range recs {
+			x := &recs[k]
+			x.at = int32(len(text))
+			text = v.prvLine(text, x)
+			x.n = int32(len(text)) - x.at
+		}
+		if err := runs.add(recs, text); err != nil {
 			return err
 		}
 	}
