@@ -242,22 +242,29 @@ otf2-deps:
 # `gopsim calibrate --backend mpi` runs bin/gopsim-prtt (bench/mpi/prtt.c)
 # under mpirun and finds it next to bin/gopsim (or give --prtt-bin);
 # `gopsim calibrate models --measure-pack --pack-backend mpi` runs
-# bin/gopsim-pack (bench/mpi/pack.c) likewise (--pack-bin). Built with the
-# default mpicc, the one whose mpirun runs them; for MPICH:
-# make calibrate-deps MPICC=mpicc.mpich PRTT=bin/gopsim-prtt.mpich PACK=bin/gopsim-pack.mpich.
+# bin/gopsim-pack (bench/mpi/pack.c) likewise (--pack-bin), and the mpi
+# backend's one-time cost probe bin/gopsim-warmup (bench/mpi/warmup.c,
+# --warmup-bin). Built with the default mpicc, the one whose mpirun runs
+# them; for MPICH: make calibrate-deps MPICC=mpicc.mpich
+# PRTT=bin/gopsim-prtt.mpich PACK=bin/gopsim-pack.mpich WARMUP=bin/gopsim-warmup.mpich.
 PRTT        ?= bin/gopsim-prtt
 PACK        ?= bin/gopsim-pack
+WARMUP      ?= bin/gopsim-warmup
 PRTT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
 
 .PHONY: calibrate-deps ibverbs-deps ibverbs-build
 calibrate-deps: mpi-deps
-	@$(MAKE) --no-print-directory $(PRTT) $(PACK)
+	@$(MAKE) --no-print-directory $(PRTT) $(PACK) $(WARMUP)
 
 $(PRTT): bench/mpi/prtt.c bench/mpi/util.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
 
 $(PACK): bench/mpi/pack.c bench/mpi/util.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
+
+$(WARMUP): bench/mpi/warmup.c bench/mpi/util.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(PRTT_CFLAGS) -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
 

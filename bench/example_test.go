@@ -279,3 +279,15 @@ func ExampleLocateS() {
 	// S from the sweep: 4095
 	// S after 10 bisection steps: 4071
 }
+
+// The library's one-time costs from a measurement: what the first call
+// of each function and the first contact with a peer cost over warm ones.
+func ExampleWarmup_Costs() {
+	w := bench.Warmup{Library: "Open MPI v4.1.4", Runs: 5,
+		Contact: bench.WarmupCost{Name: "contact", First: 300000, Warm: 2000},
+		Calls: []bench.WarmupCost{{Name: "MPI_Comm_split", First: 200000, Warm: 6500},
+			{Name: "MPI_Allreduce", First: 50000, Warm: 1000}, {Name: "MPI_Allgather", First: 7000, Warm: 900}}}
+	c := w.Costs()
+	fmt.Println(c.FirstContactNs, c.CommCreateNs, c.FirstCallNs("MPI_Allreduce"))
+	// Output: 298000 2600 49000
+}

@@ -37,11 +37,14 @@ type ParamFile struct {
 	OverheadPerByte baseValue `json:"O_ns_per_byte"`
 	// EagerLimit is S: the upper end of the range below the first change
 	// that shows a jump (eager to rendezvous). Absent when there is none.
-	EagerLimit *int64    `json:"S_bytes,omitempty"`
-	Ranges     []Range   `json:"ranges"`
-	Warnings   []string  `json:"warnings"`
-	Fit        FitReport `json:"fit"`
-	Source     Source    `json:"source"`
+	EagerLimit *int64  `json:"S_bytes,omitempty"`
+	Ranges     []Range `json:"ranges"`
+	// Library are the MPI library's one-time costs (the mpi backend's
+	// MeasureWarmup), which the converter of traces charges.
+	Library  *sim.LibraryCosts `json:"library,omitempty"`
+	Warnings []string          `json:"warnings"`
+	Fit      FitReport         `json:"fit"`
+	Source   Source            `json:"source"`
 }
 
 // Range holds the LogGOPS parameters of messages of MinBytes..MaxBytes
@@ -108,7 +111,8 @@ func (p *ParamFile) WriteFile(path string) error {
 }
 
 // SimParams returns the parameters p gives `gopsim sim --params`: the
-// base keys, S (sim.DefaultParams' when p has none) and the ranges.
+// base keys, S (sim.DefaultParams' when p has none), the ranges and the
+// library's one-time costs.
 func (p *ParamFile) SimParams() sim.Params {
 	sp := sim.DefaultParams()
 	sp.L, sp.Overhead, sp.Gap, sp.GapPerByte, sp.OverheadPerByte = p.L, p.Overhead, p.Gap, p.GapPerByte, p.OverheadPerByte
@@ -120,6 +124,7 @@ func (p *ParamFile) SimParams() sim.Params {
 		sp.Ranges = append(sp.Ranges, sim.Range{MinBytes: uint64(r.MinBytes), MaxBytes: uint64(r.MaxBytes),
 			L: r.L, Overhead: r.Overhead, Gap: r.Gap, GapPerByte: r.GapPerByte, OverheadPerByte: r.OverheadPerByte})
 	}
+	sp.Library = p.Library
 	return sp
 }
 

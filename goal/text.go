@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/gopsim/gopsim/internal/excerpt"
 )
 
 // SyntaxError is an error in a GOAL text file, positioned at FILE:LINE:COL
@@ -82,19 +84,6 @@ func newTextReader(br *bufio.Reader, name string) *TextReader {
 // NumRanks is the num_ranks of the file, or -1 while it has not been read.
 // It is known once the first block has been returned by Next.
 func (t *TextReader) NumRanks() int { return t.numRanks }
-
-// MaxQuoted is the most bytes of a token an error quotes: a longer one
-// (a 5,000-digit number) is cut, with "…", so that the message stays a
-// line.
-const MaxQuoted = 40
-
-// excerpt is b, cut to MaxQuoted bytes.
-func excerpt(b []byte) string {
-	if len(b) > MaxQuoted {
-		return string(b[:MaxQuoted]) + "… (" + strconv.Itoa(len(b)) + " bytes)"
-	}
-	return string(b)
-}
 
 func (t *TextReader) errAt(col int, format string, args ...any) error {
 	return &SyntaxError{File: t.name, Line: t.num, Col: col, Msg: fmt.Sprintf(format, args...)}
@@ -227,7 +216,7 @@ func (t *TextReader) uint(what string, max uint64) (uint64, error) {
 		t.pos++
 	}
 	if overflow || v > max {
-		return 0, t.errAt(start+1, "%s %s overflows its field (at most %d)", what, excerpt(t.line[start:t.pos]), max)
+		return 0, t.errAt(start+1, "%s %s overflows its field (at most %d)", what, excerpt.Of(string(t.line[start:t.pos])), max)
 	}
 	return v, nil
 }
@@ -318,12 +307,12 @@ func (t *TextReader) Next(b *RankBlock) error {
 			err = t.rankStmt(b, col)
 		case "send", "recv", "calc":
 			if !t.inBlock {
-				return t.errAt(col, "%s outside a rank block", excerpt(word))
+				return t.errAt(col, "%s outside a rank block", excerpt.Of(string(word)))
 			}
 			err = t.opStmt(b, opKeyword(word), nil, col)
 		default:
 			if !t.inBlock {
-				return t.errAt(col, "expected \"rank\", \"num_ranks\" or a comment, found %q", excerpt(word))
+				return t.errAt(col, "expected \"rank\", \"num_ranks\" or a comment, found %s", excerpt.Quote(string(word)))
 			}
 			err = t.labelStmt(b, word, col)
 		}
@@ -458,7 +447,7 @@ func (t *TextReader) labelStmt(b *RankBlock, label []byte, col int) error {
 			if bytes.HasPrefix(t.line[t.pos:], []byte(kw)) {
 				t.pos += len(kw)
 				if _, dup := t.lookup(b, label); dup {
-					return t.errAt(col, "label %s defined twice in rank %d", excerpt(label), b.Rank)
+					return t.errAt(col, "label %s defined twice in rank %d", excerpt.Of(string(label)), b.Rank)
 				}
 				return t.opStmt(b, kw, label, opCol)
 			}
@@ -475,7 +464,7 @@ func (t *TextReader) labelStmt(b *RankBlock, label []byte, col int) error {
 	}
 	succ, ok := t.lookup(b, label)
 	if !ok {
-		return t.errAt(col, "label %s used before it is defined in rank %d", excerpt(label), b.Rank)
+		return t.errAt(col, "label %s used before it is defined in rank %d", excerpt.Of(string(label)), b.Rank)
 	}
 	t.skipBlanks()
 	pcol := t.pos + 1
@@ -485,7 +474,7 @@ func (t *TextReader) labelStmt(b *RankBlock, label []byte, col int) error {
 	}
 	pred, ok := t.lookup(b, other)
 	if !ok {
-		return t.errAt(pcol, "label %s used before it is defined in rank %d", excerpt(other), b.Rank)
+		return t.errAt(pcol, "label %s used before it is defined in rank %d", excerpt.Of(string(other)), b.Rank)
 	}
 	if err := t.endStatement("end of line"); err != nil {
 		return err

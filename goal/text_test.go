@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/excerpt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/text")
@@ -234,9 +235,9 @@ func TestReadTextErrors(t *testing.T) {
 		{name: "zero ranks", src: "num_ranks 0\n",
 			line: 1, col: 1, full: "test.goal:1:1: num_ranks 0: a schedule has at least 1 rank"},
 		{name: "a huge token is quoted in part", src: "num_ranks 1\nrank 0 {\ncalc " + strings.Repeat("9", 5000) + "\n}\n",
-			line: 3, col: 6, full: "test.goal:3:6: calc time " + strings.Repeat("9", goal.MaxQuoted) + "… (5000 bytes) overflows its field (at most 18446744073709551615)"},
+			line: 3, col: 6, full: "test.goal:3:6: calc time " + strings.Repeat("9", excerpt.Keep) + "… (5000 bytes) overflows its field (at most 18446744073709551615)"},
 		{name: "a huge word is quoted in part", src: strings.Repeat("x", 3000) + "\n",
-			line: 1, col: 1, full: "test.goal:1:1: expected \"rank\", \"num_ranks\" or a comment, found \"" + strings.Repeat("x", goal.MaxQuoted) + "… (3000 bytes)\""},
+			line: 1, col: 1, full: "test.goal:1:1: expected \"rank\", \"num_ranks\" or a comment, found \"" + strings.Repeat("x", excerpt.Keep) + "…\" (3000 bytes)"},
 		{name: "num_ranks inside the block below a peer", src: "rank 0 {\nl1: send 8b to 5\nnum_ranks 2\n}\n",
 			line: 2, col: 16, msg: "peer rank 5 outside 0..1"},
 		{name: "num_ranks missing in file of comments", src: "// nothing\n/* here */\n\n",

@@ -181,8 +181,8 @@ func ExampleReadParams() {
 	_, err = sim.ReadParams(strings.NewReader(`{"G_ns": 6}`), "params.json", sim.DefaultParams())
 	fmt.Println(err)
 	// Output:
-	// L=1000 ns, o=850.5 ns, g=1000 ns, G=0.08 ns/byte, O=0 ns/byte, S=16384 bytes <nil>
-	// params.json:1:2: unknown key "G_ns" (keys here: L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes, ranges, alphabeta, logfp, plogp, log3p, fit, warnings, source, comment, model_fit; names are case-sensitive)
+	// L=1000 ns, o=850.5 ns, g=1000 ns, G=0.08 ns/byte (12.5 GB/s), O=0 ns/byte, S=16384 bytes <nil>
+	// params.json:1:2: unknown key "G_ns" (keys here: L_ns, o_ns, g_ns, G_ns_per_byte, O_ns_per_byte, S_bytes, ranges, alphabeta, logfp, plogp, log3p, library, fit, warnings, source, comment, model_fit; names are case-sensitive)
 }
 
 func ExampleParseDuration() {

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/internal/excerpt"
 )
 
 // paramFile is the JSON form of a parameter file: every key optional,
@@ -29,6 +31,8 @@ type paramFile struct {
 	LogfP     *LogfPParams     `json:"logfp"`
 	PLogP     *PLogPParams     `json:"plogp"`
 	Log3P     *Log3PParams     `json:"log3p"`
+	// The MPI library's one-time costs, for the converter.
+	Library *LibraryCosts `json:"library"`
 	// Informational keys that calibration writes; any value, ignored.
 	Fit      infoValue `json:"fit"`
 	Warnings infoValue `json:"warnings"`
@@ -68,6 +72,9 @@ const maxParamFile = 64 << 20
 //	"logfp": {"f": 4, "o_burst_ns": 0, "o_recv_ns": 0}
 //	"plogp": {"L_ns": 2500, "points": [{"s_bytes": 1, "os_ns": 1500, "or_ns": 1500, "g_ns": 1000}, ...]}
 //	"log3p": {"points": [{"s_bytes": 16384, "stride_bytes": 1024, "pack_ns": 420000, "unpack_ns": 420000}, ...]}
+//
+// "library" holds the MPI library's one-time costs (LibraryCosts), which
+// the converter of traces charges and the engine does not use.
 func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxParamFile+1))
 	if err != nil {
@@ -106,6 +113,9 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 	}
 	if f.Log3P != nil {
 		p.Log3P = f.Log3P
+	}
+	if f.Library != nil {
+		p.Library = f.Library
 	}
 	if err := p.Validate(); err != nil {
 		return base, fmt.Errorf("%s: %w", name, err)
@@ -225,6 +235,13 @@ func (d *strictDecoder) fill(v reflect.Value, t json.Token, off int64, key strin
 		}
 		_, _, err := d.token() // ']'
 		return err
+	case reflect.String:
+		x, ok := t.(string)
+		if !ok {
+			return d.errAt(off, "%s: expected a string, found %s", keyName(key), describe(t))
+		}
+		v.SetString(x)
+		return nil
 	case reflect.Float64:
 		x, err := d.number(t, off, key)
 		if err != nil {
@@ -333,7 +350,7 @@ func (d *strictDecoder) number(t json.Token, off int64, key string) (float64, er
 	case json.Number:
 		v, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || math.IsInf(v, 0) {
-			return 0, d.errAt(off, "%s: %s is not a finite number", keyName(key), quote(string(x)))
+			return 0, d.errAt(off, "%s: %s is not a finite number", keyName(key), excerpt.Quote(string(x)))
 		}
 		return v, nil
 	case string:
@@ -345,7 +362,7 @@ func (d *strictDecoder) number(t json.Token, off int64, key string) (float64, er
 		case strings.HasSuffix(key, "_ns"):
 			v, err = ParseDuration(x)
 		default:
-			return 0, d.errAt(off, "%s: expected a number, found the string %s", keyName(key), quote(x))
+			return 0, d.errAt(off, "%s: expected a number, found the string %s", keyName(key), excerpt.Quote(x))
 		}
 		if err != nil {
 			return 0, d.errAt(off, "%s: %w", keyName(key), err)
@@ -365,12 +382,12 @@ func (d *strictDecoder) integer(t json.Token, off int64, key string) (int64, err
 		}
 		v, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || !(v >= 0 && v <= 1<<62) || v != math.Trunc(v) {
-			return 0, d.errAt(off, "%s: %s is not a whole number in 0..%d", keyName(key), quote(string(x)), int64(1)<<62)
+			return 0, d.errAt(off, "%s: %s is not a whole number in 0..%d", keyName(key), excerpt.Quote(string(x)), int64(1)<<62)
 		}
 		return int64(v), nil
 	case string:
 		if !strings.HasSuffix(key, "_bytes") {
-			return 0, d.errAt(off, "%s: expected a whole number, found the string %s", keyName(key), quote(x))
+			return 0, d.errAt(off, "%s: expected a whole number, found the string %s", keyName(key), excerpt.Quote(x))
 		}
 		v, err := ParseBytes(x)
 		if err != nil {
@@ -404,9 +421,9 @@ func describe(t json.Token) string {
 		}
 		return strconv.Quote(string(x))
 	case json.Number:
-		return "the number " + quote(string(x))
+		return "the number " + excerpt.Quote(string(x))
 	case string:
-		return "the string " + quote(x)
+		return "the string " + excerpt.Quote(x)
 	}
 	return fmt.Sprint(t)
 }

@@ -35,6 +35,12 @@ func TestReadParamsStrict(t *testing.T) {
 		{"truncated", `{"L_ns": 1,`, `p.json:1:12: unexpected end of the file`},
 		{"empty", ``, `p.json:1:1: unexpected end of the file`},
 		{"beyond MaxParam", `{"L_ns": "2e3s"}`, `parameter L=2e+12 ns outside 0..1099511627776`},
+		{"library name not a string", `{"library": {"name": 4}}`, `p.json:1:22: key "library.name": expected a string, found the number "4"`},
+		{"library unknown key", `{"library": {"first_contact": 4}}`, `p.json:1:14: unknown key "library.first_contact" (keys here: name, first_contact_ns, comm_create_ns, first_call;`},
+		{"library negative", `{"library": {"comm_create_ns": -4}}`, `sim: library.comm_create_ns=-4 outside 0..`},
+		{"library unsorted", `{"library": {"first_call": [{"function": "MPI_Send", "extra_ns": 1}, {"function": "MPI_Barrier", "extra_ns": 1}]}}`,
+			`sim: library.first_call[1] (MPI_Barrier) after MPI_Send: functions must be sorted by name and given once`},
+		{"library no function", `{"library": {"first_call": [{"extra_ns": 1}]}}`, `sim: library.first_call[0]: no function named`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadParams(strings.NewReader(tc.src), "p.json", DefaultParams())
@@ -148,7 +154,7 @@ func TestParseQuantities(t *testing.T) {
 		{"fraction of a byte", bytesF, "1.5", 0, "1.5 bytes is not a whole number of bytes"},
 		{"bits are not sizes", bytesF, "8Kb", 0, `unknown size unit "Kb"`},
 		{"too many bytes", bytesF, "1e30", 0, "beyond"},
-		{"long", ParseDuration, strings.Repeat("9", 5000) + "x", 0, `"` + strings.Repeat("9", 40) + `"...`},
+		{"long", ParseDuration, strings.Repeat("9", 5000) + "x", 0, `"` + strings.Repeat("9", 40) + `…" (5001 bytes)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.f(tc.in)
@@ -239,4 +245,23 @@ func FuzzReadParams(f *testing.F) {
 func strconvFloat(v float64) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestReadParamsLibrary: the library section, units included, is kept as
+// the converter's, and a file without one has none.
+func TestReadParamsLibrary(t *testing.T) {
+	src := `{"L_ns": 300, "library": {"name": "Open MPI v4.1.4", "first_contact_ns": "290us", "comm_create_ns": 4700.5,
+	  "first_call": [{"function": "MPI_Allreduce", "extra_ns": "50us"}, {"function": "MPI_Barrier", "extra_ns": 40000}]}}`
+	p, err := ReadParams(strings.NewReader(src), "p.json", DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Library
+	if c == nil || c.Name != "Open MPI v4.1.4" || c.FirstContactNs != 290000 || c.CommCreateNs != 4700.5 ||
+		c.FirstCallNs("MPI_Allreduce") != 50000 || c.FirstCallNs("MPI_Barrier") != 40000 || c.FirstCallNs("MPI_Bcast") != 0 {
+		t.Errorf("library %+v", c)
+	}
+	if p, err := ReadParams(strings.NewReader(`{"L_ns": 300}`), "p.json", DefaultParams()); err != nil || p.Library != nil {
+		t.Errorf("no library section: %+v, %v", p.Library, err)
+	}
 }

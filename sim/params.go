@@ -37,6 +37,10 @@ type Params struct {
 	LogfP     *LogfPParams     `json:"logfp,omitempty"`
 	PLogP     *PLogPParams     `json:"plogp,omitempty"`
 	Log3P     *Log3PParams     `json:"log3p,omitempty"`
+
+	// Library are the MPI library's one-time costs, which the converter
+	// of traces charges; the engine does not use them (LibraryCosts).
+	Library *LibraryCosts `json:"library,omitempty"`
 }
 
 // Range is the parameter set of one message-size range, in the units of
@@ -102,6 +106,9 @@ func (p Params) Validate() error {
 			}
 		}
 	}
+	if err := p.Library.Validate(); err != nil {
+		return err
+	}
 	return p.validateModels()
 }
 
@@ -145,14 +152,15 @@ func (p *Params) field(name string) (*float64, func(*Range) *float64) {
 	return nil, nil
 }
 
-// String formats the parameters with their units.
+// String formats the parameters with their units, G also as the
+// bandwidth it is (FormatBandwidth): "G=6 ns/byte (166.7 MB/s)".
 func (p Params) String() string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	s := fmt.Sprintf("L=%s ns, o=%s ns, g=%s ns, G=%s ns/byte, O=%s ns/byte, S=%d bytes",
-		f(p.L), f(p.Overhead), f(p.Gap), f(p.GapPerByte), f(p.OverheadPerByte), p.EagerLimit)
+	s := fmt.Sprintf("L=%s ns, o=%s ns, g=%s ns, G=%s ns/byte (%s), O=%s ns/byte, S=%d bytes",
+		f(p.L), f(p.Overhead), f(p.Gap), f(p.GapPerByte), FormatBandwidth(p.GapPerByte), f(p.OverheadPerByte), p.EagerLimit)
 	for _, r := range p.Ranges {
-		s += fmt.Sprintf("; %d..%d bytes: L=%g ns, o=%g ns, g=%g ns, G=%g ns/byte, O=%g ns/byte",
-			r.MinBytes, r.MaxBytes, r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte)
+		s += fmt.Sprintf("; %d..%d bytes: L=%g ns, o=%g ns, g=%g ns, G=%g ns/byte (%s), O=%g ns/byte",
+			r.MinBytes, r.MaxBytes, r.L, r.Overhead, r.Gap, r.GapPerByte, FormatBandwidth(r.GapPerByte), r.OverheadPerByte)
 	}
 	if m := p.modelsString(); m != "" {
 		s += "; " + m

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/internal/excerpt"
 )
 
 // Quantities a person types: a number, possibly with decimals, and a unit.
@@ -58,17 +60,6 @@ const (
 	byteUnitNames    = "B, kB, MB, GB, TB, KiB, MiB, GiB or TiB"
 )
 
-// maxQuoted bounds how much of a bad value an error quotes.
-const maxQuoted = 40
-
-// quote quotes s for an error, cut to maxQuoted bytes.
-func quote(s string) string {
-	if len(s) > maxQuoted {
-		return strconv.Quote(s[:maxQuoted]) + "..."
-	}
-	return strconv.Quote(s)
-}
-
 // splitNumber splits s into its decimal number and its unit (blanks
 // trimmed).
 func splitNumber(s string) (float64, string, error) {
@@ -84,7 +75,7 @@ func splitNumber(s string) (float64, string, error) {
 		}
 	}
 	if digits == 0 {
-		return 0, "", fmt.Errorf("%w %s: expected a decimal number, possibly followed by a unit", ErrUnit, quote(s))
+		return 0, "", fmt.Errorf("%w %s: expected a decimal number, possibly followed by a unit", ErrUnit, excerpt.Quote(s))
 	}
 	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
 		j := i + 1
@@ -98,10 +89,10 @@ func splitNumber(s string) (float64, string, error) {
 	}
 	v, err := strconv.ParseFloat(t[:i], 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, "", fmt.Errorf("%w %s: %s is not a finite decimal number", ErrUnit, quote(s), quote(t[:i]))
+		return 0, "", fmt.Errorf("%w %s: %s is not a finite decimal number", ErrUnit, excerpt.Quote(s), excerpt.Quote(t[:i]))
 	}
 	if v < 0 {
-		return 0, "", fmt.Errorf("%w %s: negative", ErrUnit, quote(s))
+		return 0, "", fmt.Errorf("%w %s: negative", ErrUnit, excerpt.Quote(s))
 	}
 	return v, strings.TrimSpace(t[i:]), nil
 }
@@ -118,7 +109,7 @@ func ParseDuration(s string) (float64, error) {
 	}
 	ns, ok := timeUnit(u)
 	if !ok {
-		return 0, fmt.Errorf("%w %s: unknown time unit %s (expected %s)", ErrUnit, quote(s), quote(u), timeUnitNames)
+		return 0, fmt.Errorf("%w %s: unknown time unit %s (expected %s)", ErrUnit, excerpt.Quote(s), excerpt.Quote(u), timeUnitNames)
 	}
 	return finite(s, inNs(v, ns))
 }
@@ -145,7 +136,7 @@ func ParsePerByte(s string) (float64, error) {
 	}
 	num, den, ok := strings.Cut(u, "/")
 	if !ok {
-		return 0, fmt.Errorf("%w %s: unknown unit %s (expected %s)", ErrUnit, quote(s), quote(u), perByteUnitNames)
+		return 0, fmt.Errorf("%w %s: unknown unit %s (expected %s)", ErrUnit, excerpt.Quote(s), excerpt.Quote(u), perByteUnitNames)
 	}
 	if ns, ok := timeUnit(num); ok && (den == "B" || den == "byte") {
 		return finite(s, inNs(v, ns))
@@ -153,12 +144,12 @@ func ParsePerByte(s string) (float64, error) {
 	if den == "s" {
 		if b, ok := sizeUnit(num, true); ok {
 			if v == 0 {
-				return 0, fmt.Errorf("%w %s: a bandwidth of 0 has no per-byte cost", ErrUnit, quote(s))
+				return 0, fmt.Errorf("%w %s: a bandwidth of 0 has no per-byte cost", ErrUnit, excerpt.Quote(s))
 			}
 			return finite(s, 1e9/(v*b))
 		}
 	}
-	return 0, fmt.Errorf("%w %s: unknown unit %s (expected %s)", ErrUnit, quote(s), quote(u), perByteUnitNames)
+	return 0, fmt.Errorf("%w %s: unknown unit %s (expected %s)", ErrUnit, excerpt.Quote(s), excerpt.Quote(u), perByteUnitNames)
 }
 
 // sizeUnit returns the bytes of size unit u; bits counts b, kb, Mb, ...
@@ -189,22 +180,22 @@ func ParseBytes(s string) (int64, error) {
 	if u != "" {
 		var ok bool
 		if b, ok = sizeUnit(u, false); !ok {
-			return 0, fmt.Errorf("%w %s: unknown size unit %s (expected %s)", ErrUnit, quote(s), quote(u), byteUnitNames)
+			return 0, fmt.Errorf("%w %s: unknown size unit %s (expected %s)", ErrUnit, excerpt.Quote(s), excerpt.Quote(u), byteUnitNames)
 		}
 	}
 	x := v * b
 	if x > 1<<62 {
-		return 0, fmt.Errorf("%w %s: beyond %d bytes", ErrUnit, quote(s), int64(1)<<62)
+		return 0, fmt.Errorf("%w %s: beyond %d bytes", ErrUnit, excerpt.Quote(s), int64(1)<<62)
 	}
 	if x != math.Trunc(x) {
-		return 0, fmt.Errorf("%w %s: %g bytes is not a whole number of bytes", ErrUnit, quote(s), x)
+		return 0, fmt.Errorf("%w %s: %g bytes is not a whole number of bytes", ErrUnit, excerpt.Quote(s), x)
 	}
 	return int64(x), nil
 }
 
 func finite(s string, v float64) (float64, error) {
 	if math.IsInf(v, 0) || math.IsNaN(v) || v > math.MaxFloat64/2 {
-		return 0, fmt.Errorf("%w %s: too large", ErrUnit, quote(s))
+		return 0, fmt.Errorf("%w %s: too large", ErrUnit, excerpt.Quote(s))
 	}
 	return v, nil
 }
@@ -226,4 +217,19 @@ func FormatBandwidth(g float64) string {
 		}
 	}
 	return strconv.FormatFloat(bps, 'g', 4, 64) + " B/s"
+}
+
+// FormatDuration formats a time of ns nanoseconds in the largest unit of
+// ns, us, ms and s that keeps a number of at least 1, to 4 significant
+// digits ("290.6 us"), in units ParseDuration reads back.
+func FormatDuration(ns float64) string {
+	for _, u := range []struct {
+		name string
+		f    float64
+	}{{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}} {
+		if ns >= u.f {
+			return strconv.FormatFloat(ns/u.f, 'g', 4, 64) + " " + u.name
+		}
+	}
+	return strconv.FormatFloat(ns, 'g', 4, 64) + " ns"
 }

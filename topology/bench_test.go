@@ -156,17 +156,27 @@ func BenchmarkRoute(b *testing.B) {
 	}
 }
 
+// BenchmarkReadDot reads WriteDot's file of a fat tree: parse, routing
+// tables and the check of every host pair's routes (which dominates: it
+// walks every host's routes to every other host).
 func BenchmarkReadDot(b *testing.B) {
-	g := mustGenerate(b, "fattree:k=8,n=3") // 512 hosts, 704 nodes
-	var buf bytes.Buffer
-	if err := topology.WriteDot(&buf, g); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(buf.Len()))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := topology.ReadDot("bench.dot", bytes.NewReader(buf.Bytes())); err != nil {
-			b.Fatal(err)
-		}
+	for _, spec := range []string{
+		"fattree:k=8,n=3",  // 512 hosts, 704 nodes, 0.68 MB
+		"fattree:k=16,n=3", // 4,096 hosts, 4,864 nodes, 22 MB
+	} {
+		b.Run(spec, func(b *testing.B) {
+			g := mustGenerate(b, spec)
+			var buf bytes.Buffer
+			if err := topology.WriteDot(&buf, g); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(buf.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := topology.ReadDot("bench.dot", bytes.NewReader(buf.Bytes())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

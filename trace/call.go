@@ -320,13 +320,14 @@ func (c *Call) Duration() int64 { return c.End - c.Start }
 // Writer.
 func NewCall(f Func, start, end int64) Call {
 	var c Call
-	c.reset(f)
+	c.Reset(f)
 	c.Start, c.End = start, end
 	return c
 }
 
-// reset makes c an empty record of f, keeping its slices' storage.
-func (c *Call) reset(f Func) {
+// Reset makes c an empty record of f (as NewCall makes it), keeping its
+// slices' storage: importers fill a reused Call from it.
+func (c *Call) Reset(f Func) {
 	*c = Call{
 		Func: f, Polls: 1,
 		Comm: None, Peer: None, Tag: None, Root: None, RecvPeer: None, RecvTag: None, NewComm: None,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gopsim/gopsim/collective"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // ErrUnsupported is returned (wrapped) when a trace has MPI calls the
@@ -46,6 +47,11 @@ type ConvertOptions struct {
 	// ReduceNsPerByte adds reduction compute to the collectives (see
 	// collective.Spec).
 	ReduceNsPerByte float64
+	// LibraryCosts, when set, are the MPI library's one-time costs, charged as
+	// computation to the ranks that pay them (onetime.go): the first call
+	// of each function, the first message with each peer, creating a
+	// communicator. Nil charges none.
+	LibraryCosts *sim.LibraryCosts
 	// Workers is the number of ranks converted at once (0: GOMAXPROCS).
 	// The blocks, the stats and the errors are the same for any number.
 	Workers int
@@ -112,6 +118,12 @@ type ConvertStats struct {
 	// Strided counts the sends labelled non-contiguous ("stride<D>_...",
 	// for log3P), point-to-point and inside collectives.
 	Strided int64
+	// LibraryNs is the time of the library's one-time costs charged
+	// (ConvertOptions.LibraryCosts), over all ranks: LibraryFirstCalls first
+	// calls, LibraryContacts first contacts with a peer (one per rank and
+	// peer) and LibraryCommCreates communicators created (one per member).
+	LibraryNs                                              int64
+	LibraryFirstCalls, LibraryContacts, LibraryCommCreates int64
 }
 
 // Convert turns the trace d into a GOAL schedule, handing the blocks to
@@ -146,6 +158,9 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 	case "", "calc":
 	default:
 		return nil, fmt.Errorf("trace: unsupported-call policy %q: expected calc or nothing", opt.Unsupported)
+	}
+	if err := opt.LibraryCosts.Validate(); err != nil {
+		return nil, fmt.Errorf("trace: the library's one-time costs: %w", err)
 	}
 	algs := map[collective.Op]*collective.Algorithm{}
 	for op, name := range opt.CollAlgo {
@@ -200,6 +215,10 @@ func (st *ConvertStats) add(x *ConvertStats) {
 	st.ComputeNs += x.ComputeNs
 	st.Collectives += x.Collectives
 	st.Strided += x.Strided
+	st.LibraryNs += x.LibraryNs
+	st.LibraryFirstCalls += x.LibraryFirstCalls
+	st.LibraryContacts += x.LibraryContacts
+	st.LibraryCommCreates += x.LibraryCommCreates
 	for k, v := range x.PerFunc {
 		st.PerFunc[k] += v
 	}
@@ -425,8 +444,9 @@ type rankState struct {
 	preds   []pred
 	reqs    map[uint64]*request
 	collSeq map[int32]uint32
-	prevEnd int64 // end of the previous call: computation starts here
-	flushNs int64 // tracer flush time since prevEnd
+	once    oneTime // the library's one-time costs paid
+	prevEnd int64   // end of the previous call: computation starts here
+	flushNs int64   // tracer flush time since prevEnd
 	started bool
 	// tooLong is set by compute to a scaled computation that an int64 of
 	// ns cannot hold; rank reports it.
@@ -501,8 +521,15 @@ func (cv *converter) strided(id int32, stride int64) {
 	cv.stats.Strided++
 }
 
-// compute emits the computation between the previous call and c.
+// compute emits the computation between the previous call and c, then
+// the library's cost of a first call of c's function.
 func (cv *converter) compute(s *rankState, c *Call) {
+	cv.gap(s, c)
+	cv.firstCall(s, c)
+}
+
+// gap emits the computation between the previous call and c.
+func (cv *converter) gap(s *rankState, c *Call) {
 	gap := c.Start - s.prevEnd - s.flushNs
 	s.flushNs = 0
 	s.prevEnd = c.End
@@ -603,6 +630,7 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 		if err != nil {
 			return err
 		}
+		cv.contact(s, r, c.Peer)
 		id := b.Send(uint64(c.Bytes), c.Peer, tag, 0, 0)
 		cv.strided(id, c.Type.Stride)
 		cv.follow(s, id)
@@ -621,6 +649,7 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 		if err != nil {
 			return err
 		}
+		cv.contact(s, r, c.Peer)
 		id := b.Recv(uint64(c.Bytes), peerOf(c.Peer), tag, 0, 0)
 		cv.follow(s, id)
 		if c.Func.Class() == ClassIrecv {
@@ -631,6 +660,7 @@ func (cv *converter) call(rd RankStream, r int32, s *rankState, c *Call, name st
 		}
 	case ClassSendrecv:
 		cv.compute(s, c)
+		cv.contact(s, r, c.Peer, c.RecvPeer)
 		var ids []int32
 		if c.Peer != ProcNull {
 			tag, err := cv.p2pTag(c.Comm, c.Tag)
@@ -805,9 +835,11 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 		cv.perAlg = map[*collective.Algorithm]int64{}
 	}
 	cv.perAlg[alg]++
+	slot := cv.contactSlot(s, r, comm.Members)
 	after := cv.join(s)
 	first := cv.b.NumOps()
 	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)
+	cv.contactEmitted(s, r, slot, first)
 	if c.Type.Stride > 0 {
 		for id := first; id < cv.b.NumOps(); id++ {
 			if cv.b.Op(id).Kind == goal.Send {
@@ -838,12 +870,17 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 //   - MPI_Comm_dup, MPI_Comm_create, MPI_Cart_create of the whole parent:
 //     the context-id agreement alone.
 //
-// The context-id agreement is MPICH's MPIR_Get_contextid_sparse: an
-// allreduce (MPI_BAND) of its mask of free context ids, 64 ints and a
-// flag. Both are expanded as the collectives of the trace are.
+// The context-id agreement follows the collective rules: MPICH's
+// MPIR_Get_contextid_sparse is an allreduce (MPI_BAND) of its mask of free
+// context ids, 64 ints and a flag; Open MPI's ompi_comm_nextcid two
+// allreduces of one int (MPI_MAX of the candidate, MPI_MIN of the flag)
+// and ompi_comm_activate a third. All are expanded as the collectives of
+// the trace are.
 const (
 	splitInfoBytes = 2 * 4        // color and key
 	contextIDBytes = (64 + 1) * 4 // MPIR_MAX_CONTEXT_MASK + 1 ints
+	ompiCIDBytes   = 4            // one int
+	ompiCIDRounds  = 3            // the candidate, the flag, the activation
 )
 
 func (cv *converter) commNew(rd RankStream, r int32, s *rankState, c *Call, name string) error {
@@ -864,14 +901,28 @@ func (cv *converter) commNew(rd RankStream, r int32, s *rankState, c *Call, name
 		parent, nc := rd.Comm(c.Comm), rd.Comm(c.NewComm)
 		split = c.NewComm == None || parent == nil || nc == nil || nc.Size() != parent.Size()
 	}
-	x := Call{Func: FuncAllgather, Comm: c.Comm, Root: None, Bytes: splitInfoBytes}
+	x := Call{Func: FuncAllgather, Comm: c.Comm, Root: None, Bytes: splitInfoBytes, Type: Datatype{Size: 4, Extent: 4}} // ints
 	if split {
 		if ok, err := cv.expand(rd, r, s, &x, name, collective.Allgather); !ok || err != nil {
 			return err // not modelled: counted once
 		}
 	}
 	x.Func, x.Bytes = FuncAllreduce, contextIDBytes
-	_, err := cv.expand(rd, r, s, &x, name, collective.Allreduce)
+	rounds := 1
+	if cv.rules == collective.OpenMPI {
+		x.Bytes, rounds = ompiCIDBytes, ompiCIDRounds
+	}
+	var ok bool
+	var err error
+	for i := 0; i < rounds; i++ {
+		if ok, err = cv.expand(rd, r, s, &x, name, collective.Allreduce); !ok || err != nil {
+			break // not modelled: counted once
+		}
+	}
+	if ok && err == nil && cv.opt.LibraryCosts != nil {
+		cv.charge(s, cv.opt.LibraryCosts.CommCreateNs)
+		cv.stats.LibraryCommCreates++
+	}
 	return err
 }
 

@@ -146,3 +146,30 @@ func TestConvertCommCreationUnknownParent(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestConvertCommCreationOpenMPI: under Open MPI's rules the context id
+// costs three allreduces of one int (ompi_comm_nextcid's candidate and
+// flag, ompi_comm_activate), after the split's allgather of 8 bytes: the
+// same ops as the program calling those collectives.
+func TestConvertCommCreationOpenMPI(t *testing.T) {
+	const lib = "Open MPI v4.1.4, package: Debian OpenMPI"
+	comms := []*trace.Comm{{ID: 2, Members: []int32{0, 2}}, {ID: 3, Members: []int32{1, 3}}}
+	coll := func(f trace.Func, start int64, bytes int64) trace.Call {
+		return call(f, start, start+100, func(c *trace.Call) { c.Comm, c.Bytes, c.Type = 0, bytes, trace.Datatype{Size: 4, Extent: 4} })
+	}
+	var split, same [][]trace.Call
+	for r := range 4 {
+		split = append(split, world(commNew(trace.FuncCommSplit, 0, int32(2+r%2))))
+		same = append(same, world(coll(trace.FuncAllgather, 2000, 8), coll(trace.FuncAllreduce, 2100, 4), coll(trace.FuncAllreduce, 2200, 4), coll(trace.FuncAllreduce, 2300, 4)))
+	}
+	s, st := convert(t, writeTraceLib(t, lib, split, comms...), trace.ConvertOptions{})
+	want, _ := convert(t, writeTraceLib(t, lib, same, comms...), trace.ConvertOptions{})
+	if st.CollRules != "openmpi" {
+		t.Fatalf("rules %s", st.CollRules)
+	}
+	for r := range 4 {
+		if got, w := messages(s, r), messages(want, r); !reflect.DeepEqual(got, w) {
+			t.Errorf("rank %d messages:\n got  %+v\n want %+v", r, got, w)
+		}
+	}
+}

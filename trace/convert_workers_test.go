@@ -8,6 +8,10 @@ import (
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/chakra"
+	"github.com/gopsim/gopsim/trace/dumpi"
+	"github.com/gopsim/gopsim/trace/liballprof"
+	"github.com/gopsim/gopsim/trace/tit"
 )
 
 // TestConvertWorkers checks that converting ranks on several goroutines
@@ -18,16 +22,16 @@ func TestConvertWorkers(t *testing.T) {
 	open := map[string]func() (trace.Source, error){
 		"gopsim trace": func() (trace.Source, error) { return trace.OpenDir("testdata/irregular") },
 		"liballprof": func() (trace.Source, error) {
-			return trace.OpenLiballprof("testdata/liballprof/sweep3d-2x2", trace.LiballprofOptions{})
+			return liballprof.Open("liballprof/testdata/sweep3d-2x2", liballprof.Options{})
 		},
 		"tit": func() (trace.Source, error) {
-			return trace.OpenTIT("testdata/tit/simgrid-replay-examples/actions_allreduce.txt", trace.TITOptions{HostSpeed: 2e9})
+			return tit.Open("tit/testdata/simgrid-replay-examples/actions_allreduce.txt", tit.Options{HostSpeed: 2e9})
 		},
 		"dumpi": func() (trace.Source, error) {
-			return trace.OpenDumpi("testdata/dumpi/sstmacro-testbgp-7/testbgp.meta", trace.DumpiOptions{})
+			return dumpi.Open("dumpi/testdata/sstmacro-testbgp-7/testbgp.meta", dumpi.Options{})
 		},
 		"chakra": func() (trace.Source, error) {
-			return trace.OpenChakra("testdata/chakra/astrasim-allreduce-16npus-1MB", trace.ChakraOptions{})
+			return chakra.Open("chakra/testdata/astrasim-allreduce-16npus-1MB", chakra.Options{})
 		},
 	}
 	for name, o := range open {

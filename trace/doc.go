@@ -70,4 +70,20 @@
 //     Reader.Comm(c.Comm).Members maps ranks of Comm to world ranks.
 //   - Request ids are unique per rank; Completion.Request is 0 for requests
 //     the tracer does not follow (persistent requests), with Kind ReqUnknown.
+//
+// Other tools' traces are read by one package per format, each giving a
+// Source that Convert takes like a Dir: trace/dumpi (sst-dumpi),
+// trace/liballprof (LogGOPSim's Schedgen tracer), trace/tit (SimGrid's
+// time-independent traces, read and written), trace/chakra (MLCommons
+// Chakra execution traces) and trace/otf2 (Score-P's OTF2). Each
+// registers itself with RegisterFormat in its init function, as image/png
+// does with the image package: a program that imports a format package
+// (internal/traceformats imports them all) finds it with DetectFormat and
+// LookupFormat and opens its traces with Format.Open. This package holds
+// what the importers share: the communicator resolution of traces that do
+// not record members (ResolveComms, ResolveWildcards), the policy for calls
+// the converter cannot model (CheckUnsupportedPolicy, UnsupportedCalls,
+// UnsupportedReporter), the error of a malformed text line
+// (TextFormatError), and opening a path as a file system (DiskFS). It
+// never imports a format package.
 package trace

@@ -11,7 +11,7 @@ import (
 // with: the first line of MPI_Get_library_version ("Open MPI v4.1.4,
 // package: ...", "MPICH Version: 4.0.2"), or "" when it does not. A
 // trace directory (*Dir) is one (the header's Library, version 1 on);
-// a liballprof trace names the library given as LiballprofOptions.MPI.
+// a liballprof trace names the library given as liballprof.Options.MPI.
 type LibrarySource interface {
 	Source
 	Library() string
@@ -23,20 +23,6 @@ func (d *Dir) Library() string {
 		return ""
 	}
 	return d.Headers[0].Library
-}
-
-// Library is the library the user said the trace was taken with
-// (LiballprofOptions.MPI: "Open MPI" or "MPICH"), or "": the constants
-// the reader detects tell MPICH's handles from others, which does not
-// name a library.
-func (l *Liballprof) Library() string {
-	switch l.opt.MPI {
-	case "openmpi":
-		return "Open MPI"
-	case "mpich":
-		return "MPICH"
-	}
-	return ""
 }
 
 // LibraryOf returns the MPI library d was traced with, or "" when d does

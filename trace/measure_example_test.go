@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/liballprof"
 )
 
 // Measure gives per rank the time from the end of MPI_Init to the start
 // of MPI_Finalize, and how much of it was spent inside MPI calls. The
 // liballprof sample broadcasts 5 times, 1 µs each, in 12 µs.
 func ExampleMeasure() {
-	l, err := trace.OpenLiballprof("testdata/liballprof/bcast-4", trace.LiballprofOptions{})
+	l, err := liballprof.Open("liballprof/testdata/bcast-4", liballprof.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

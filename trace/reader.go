@@ -599,13 +599,13 @@ func (r *Reader) next(c *Call) (done bool, err error) {
 		r.records++
 		return false, r.readType()
 	case k == recFlush:
-		c.reset(FuncFlush)
+		c.Reset(FuncFlush)
 		r.records++
 		return true, r.readTimes(c)
 	case k == 0 || k > maxFuncID || !Func(k).Known():
 		return false, r.failf(off, "unknown record kind %#02x", k)
 	}
-	c.reset(Func(k))
+	c.Reset(Func(k))
 	r.records++
 	return true, r.readCall(c, off)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/liballprof"
 	"github.com/gopsim/gopsim/validation"
 )
 
@@ -14,7 +15,7 @@ import (
 // simulation takes 30 µs (as gopsim sim gives for the schedule gopsim
 // convert makes of it), and the difference is all in MPI.
 func ExampleRun() {
-	l, err := trace.OpenLiballprof("../trace/testdata/liballprof/bcast-4", trace.LiballprofOptions{})
+	l, err := liballprof.Open("../trace/liballprof/testdata/bcast-4", liballprof.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/liballprof"
 	"github.com/gopsim/gopsim/validation"
 )
 
@@ -41,12 +42,12 @@ func TestCompareErrors(t *testing.T) {
 // trace.Convert makes, and each rank's difference is the sum of the
 // computation and MPI differences less the tracer's time.
 func TestRunAgrees(t *testing.T) {
-	for _, dir := range []string{"../trace/testdata/irregular", "../trace/testdata/liballprof/sweep3d-2x2"} {
+	for _, dir := range []string{"../trace/testdata/irregular", "../trace/liballprof/testdata/sweep3d-2x2"} {
 		t.Run(dir, func(t *testing.T) {
 			var src trace.Source
 			var err error
 			if strings.Contains(dir, "liballprof") {
-				src, err = trace.OpenLiballprof(dir, trace.LiballprofOptions{})
+				src, err = liballprof.Open(dir, liballprof.Options{})
 			} else {
 				src, err = trace.OpenDir(dir)
 			}

@@ -2,7 +2,7 @@
  * irregular: a master collecting results in arrival order, a
  * sub-communicator, and polling.
  *
- * Usage: irregular   (on P >= 4 ranks)
+ * Usage: irregular   (on P >= 2 ranks; all of it on P >= 4)
  *
  * Known communication:
  *   1. every rank: MPI_Comm_split(MPI_COMM_WORLD, color rank % 2, key -rank):
@@ -17,13 +17,14 @@
  *      from root 0 (its highest world rank), then MPI_Allreduce of 1 double.
  *      Then its rank 0 (world rank 2 or 3) sends 32 bytes with tag 13 to its
  *      rank 1 (world rank 0 or 1), which receives them with
- *      MPI_Irecv(MPI_ANY_SOURCE, tag 13) and MPI_Wait.
+ *      MPI_Irecv(MPI_ANY_SOURCE, tag 13) and MPI_Wait (not on 2 ranks,
+ *      where each sub-communicator has one rank).
  *   4. rank 1 sleeps 20 ms and sends 8 bytes to rank 0 with tag 9; rank 0
  *      polls MPI_Iprobe(1, 9) until it finds the message (a run of failed
  *      probes, then one that finds 8 bytes from 1), then MPI_Recv's it.
- *   5. rank 3 sleeps 20 ms and sends 16 bytes to rank 2 with tag 11; rank 2
- *      posts MPI_Irecv(from 3, tag 11) and polls MPI_Test until it
- *      completes (a run of failed tests, then one that completes it).
+ *   5. (P >= 4) rank 3 sleeps 20 ms and sends 16 bytes to rank 2 with tag
+ *      11; rank 2 posts MPI_Irecv(from 3, tag 11) and polls MPI_Test until
+ *      it completes (a run of failed tests, then one that completes it).
  *   6. every rank: MPI_Barrier on the duplicate, MPI_Comm_free of both.
  */
 #include <mpi.h>
@@ -39,8 +40,8 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &p);
-	if (p < 4) {
-		fprintf(stderr, "irregular: needs 4 ranks\n");
+	if (p < 2) {
+		fprintf(stderr, "irregular: needs 2 ranks or more\n");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &sub);
@@ -71,9 +72,12 @@ int main(int argc, char **argv)
 	double x = rank, y;
 	MPI_Bcast(v, 16, MPI_INT, 0, sub);
 	MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, sub);
-	int subrank;
+	int subrank, subsize;
 	MPI_Comm_rank(sub, &subrank);
-	if (subrank == 0) {
+	MPI_Comm_size(sub, &subsize);
+	if (subsize < 2) {
+		/* 2 ranks: nobody to send to on the sub-communicator */
+	} else if (subrank == 0) {
 		MPI_Send(buf, 32, MPI_BYTE, 1, 13, sub);
 	} else if (subrank == 1) {
 		MPI_Request req;
@@ -91,13 +95,13 @@ int main(int argc, char **argv)
 	} else if (rank == 1) {
 		usleep(20000);
 		MPI_Send(buf, 8, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
-	} else if (rank == 2) {
+	} else if (rank == 2 && p >= 4) {
 		int flag = 0;
 		MPI_Request req;
 		MPI_Irecv(buf, 16, MPI_BYTE, 3, 11, MPI_COMM_WORLD, &req);
 		while (!flag)
 			MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
-	} else if (rank == 3) {
+	} else if (rank == 3 && p >= 4) {
 		usleep(20000);
 		MPI_Send(buf, 16, MPI_BYTE, 2, 11, MPI_COMM_WORLD);
 	}

@@ -104,7 +104,7 @@ func workloads() []workload {
 		ex("strided"),
 		ex("fring"),
 		ex("fring_f08"),
-		{name: "irregular", bin: filepath.Join("bin", "examples", "mpi", "irregular"), min: 4},
+		ex("irregular"),
 		{name: "LAMMPS in.melt", bin: "lmp", input: "lammps/in.melt", lammps: true, min: 1},
 		{name: "LAMMPS in.lj", bin: "lmp", input: "lammps/in.lj", lammps: true, min: 1},
 		{name: "HPCC", bin: "hpcc", input: "hpcc/hpccinf.txt", min: 2},
@@ -354,7 +354,7 @@ func tracedRun(np int, lib, bin string, args []string, cwd string, w workload, p
 		}
 		r.calls, r.records, r.size = st.Calls, st.Records, st.Bytes
 	}
-	v, err := validation.Run(d, validation.Options{Params: p})
+	v, err := validation.Run(d, validation.Options{Params: p, Convert: trace.ConvertOptions{LibraryCosts: p.Library}})
 	return v, t, err
 }
 

@@ -71,7 +71,7 @@ var rows = []row{
 	{pattern: "mpi_allreduce", ranks: 16384, size: 8, gen: []string{"--algo", "recdoub", "--iterations", "350"},
 		label: "mpi_allreduce --algo recdoub -d 8 --iterations 350, GOMEMLIMIT=4GiB (streamed)", env: []string{"GOMEMLIMIT=4GiB"}},
 	// From a trace: few events share a time, unlike the patterns above.
-	{pattern: "sweep3d", ranks: 4096, make: []string{"extrapolate", "--factor", "1024", "trace/testdata/liballprof/sweep3d-2x2"},
+	{pattern: "sweep3d", ranks: 4096, make: []string{"extrapolate", "--factor", "1024", "trace/liballprof/testdata/sweep3d-2x2"},
 		label: "sweep3d-2x2 liballprof trace, `gopsim extrapolate --factor 1024`"},
 }
 

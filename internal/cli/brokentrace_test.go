@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/otf2"
 )
 
 // copyDir copies the trace in src into a new directory.
@@ -65,7 +65,7 @@ func breakFile(t *testing.T, file, how string) {
 // is an error in every importer, naming the file (or the rank), never a
 // conversion that exits 0.
 func TestBrokenTraces(t *testing.T) {
-	td := "../../trace/testdata/"
+	td := "../../trace/"
 	for _, tc := range []struct {
 		name    string
 		trace   string // directory copied
@@ -75,35 +75,35 @@ func TestBrokenTraces(t *testing.T) {
 		want    []string
 		needOTF bool
 	}{
-		{"gopsim empty", "irregular", "", "rank-000001.gpt", "empty", []string{"rank-000001.gpt"}, false},
-		{"gopsim truncated", "irregular", "", "rank-000002.gpt", "truncated", []string{"rank-000002.gpt", "unexpected EOF"}, false},
-		{"gopsim missing middle", "irregular", "", "rank-000001.gpt", "missing", []string{"missing [1]"}, false},
-		{"gopsim missing last", "irregular", "", "rank-000003.gpt", "missing", []string{"missing [3]"}, false},
-		{"liballprof empty", "liballprof/bcast-4", "", "trace_bcast-1.dat", "empty", []string{"trace_bcast-1.dat", "rank 1 has no MPI calls"}, false},
-		{"liballprof empty last", "liballprof/bcast-4", "", "trace_bcast-3.dat", "empty", []string{"trace_bcast-3.dat", "rank 3 has no MPI calls"}, false},
-		{"liballprof cut before finalize", "liballprof/bcast-4", "", "trace_bcast-2.dat", "last-line", []string{"trace_bcast-2.dat", "ends before MPI_Finalize"}, false},
-		{"liballprof truncated", "liballprof/vladimir-4", "", "pmpi-trace-rank-1.txt", "truncated", []string{"pmpi-trace-rank-1.txt"}, false},
-		{"liballprof missing middle", "liballprof/bcast-4", "", "trace_bcast-1.dat", "missing", []string{"missing [1]"}, false},
-		{"liballprof missing last", "liballprof/bcast-4", "", "trace_bcast-3.dat", "missing", []string{"missing trace_bcast-3.dat"}, false},
-		{"liballprof missing last, a file given", "liballprof/bcast-4", "trace_bcast-0.dat", "trace_bcast-3.dat", "missing", []string{"missing trace_bcast-3.dat"}, false},
-		{"dumpi empty", "dumpi/sstmacro-testtrace-4", "", "testtrace-0001.bin", "empty", []string{"testtrace-0001.bin"}, false},
-		{"dumpi truncated", "dumpi/sstmacro-testtrace-4", "", "testtrace-0002.bin", "truncated", []string{"testtrace-0002.bin", "truncated"}, false},
-		{"dumpi missing middle", "dumpi/sstmacro-testtrace-4", "", "testtrace-0001.bin", "missing", []string{"missing ranks [1]"}, false},
-		{"dumpi missing last", "dumpi/sstmacro-testtrace-4", "", "testtrace-0003.bin", "missing", []string{"missing ranks [3]"}, false},
-		{"chakra empty", "chakra/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.3.et", "empty", []string{"custom_allreduce.3.et", "empty file"}, false},
-		{"chakra truncated", "chakra/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.5.et", "truncated", []string{"custom_allreduce.5.et", "truncated"}, false},
-		{"chakra missing middle", "chakra/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.3.et", "missing", []string{"missing [3]"}, false},
-		{"chakra missing last", "chakra/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.7.et", "missing", []string{"rank files 7 and up missing"}, false},
-		{"otf2 empty", "otf2/sstmacro-otf2-10", "traces.otf2", "traces/3.evt", "empty", []string{"traces/3.evt is empty"}, true},
-		{"otf2 truncated", "otf2/sstmacro-otf2-10", "traces.otf2", "traces/4.evt", "truncated", []string{"otf2-print failed"}, true},
-		{"otf2 missing", "otf2/sstmacro-otf2-10", "traces.otf2", "traces/9.evt", "missing", []string{"traces/9.evt is missing"}, true},
-		{"tit empty rank file", "tit/simgrid-replay-examples", "index.txt", "actions1.txt", "empty", []string{"rank 1", "actions1.txt", "is empty"}, false},
-		{"tit missing rank file", "tit/simgrid-replay-examples", "index.txt", "actions1.txt", "missing", []string{"rank 1", "actions1.txt", "not found"}, false},
-		{"tit truncated rank file", "tit/simgrid-replay-examples", "index.txt", "actions1.txt", "truncated", []string{"actions1.txt"}, false},
-		{"tit shared, a rank's lines missing", "tit/simgrid-replay-examples", "actions_allreduce.txt", "", "rank1", []string{"actions_allreduce.txt", "rank 1 has no actions"}, false},
+		{"gopsim empty", "testdata/irregular", "", "rank-000001.gpt", "empty", []string{"rank-000001.gpt"}, false},
+		{"gopsim truncated", "testdata/irregular", "", "rank-000002.gpt", "truncated", []string{"rank-000002.gpt", "unexpected EOF"}, false},
+		{"gopsim missing middle", "testdata/irregular", "", "rank-000001.gpt", "missing", []string{"missing [1]"}, false},
+		{"gopsim missing last", "testdata/irregular", "", "rank-000003.gpt", "missing", []string{"missing [3]"}, false},
+		{"liballprof empty", "liballprof/testdata/bcast-4", "", "trace_bcast-1.dat", "empty", []string{"trace_bcast-1.dat", "rank 1 has no MPI calls"}, false},
+		{"liballprof empty last", "liballprof/testdata/bcast-4", "", "trace_bcast-3.dat", "empty", []string{"trace_bcast-3.dat", "rank 3 has no MPI calls"}, false},
+		{"liballprof cut before finalize", "liballprof/testdata/bcast-4", "", "trace_bcast-2.dat", "last-line", []string{"trace_bcast-2.dat", "ends before MPI_Finalize"}, false},
+		{"liballprof truncated", "liballprof/testdata/vladimir-4", "", "pmpi-trace-rank-1.txt", "truncated", []string{"pmpi-trace-rank-1.txt"}, false},
+		{"liballprof missing middle", "liballprof/testdata/bcast-4", "", "trace_bcast-1.dat", "missing", []string{"missing [1]"}, false},
+		{"liballprof missing last", "liballprof/testdata/bcast-4", "", "trace_bcast-3.dat", "missing", []string{"missing trace_bcast-3.dat"}, false},
+		{"liballprof missing last, a file given", "liballprof/testdata/bcast-4", "trace_bcast-0.dat", "trace_bcast-3.dat", "missing", []string{"missing trace_bcast-3.dat"}, false},
+		{"dumpi empty", "dumpi/testdata/sstmacro-testtrace-4", "", "testtrace-0001.bin", "empty", []string{"testtrace-0001.bin"}, false},
+		{"dumpi truncated", "dumpi/testdata/sstmacro-testtrace-4", "", "testtrace-0002.bin", "truncated", []string{"testtrace-0002.bin", "truncated"}, false},
+		{"dumpi missing middle", "dumpi/testdata/sstmacro-testtrace-4", "", "testtrace-0001.bin", "missing", []string{"missing ranks [1]"}, false},
+		{"dumpi missing last", "dumpi/testdata/sstmacro-testtrace-4", "", "testtrace-0003.bin", "missing", []string{"missing ranks [3]"}, false},
+		{"chakra empty", "chakra/testdata/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.3.et", "empty", []string{"custom_allreduce.3.et", "empty file"}, false},
+		{"chakra truncated", "chakra/testdata/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.5.et", "truncated", []string{"custom_allreduce.5.et", "truncated"}, false},
+		{"chakra missing middle", "chakra/testdata/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.3.et", "missing", []string{"missing [3]"}, false},
+		{"chakra missing last", "chakra/testdata/astrasim-custom-ring-allreduce-8", "", "custom_allreduce.7.et", "missing", []string{"rank files 7 and up missing"}, false},
+		{"otf2 empty", "otf2/testdata/sstmacro-otf2-10", "traces.otf2", "traces/3.evt", "empty", []string{"traces/3.evt is empty"}, true},
+		{"otf2 truncated", "otf2/testdata/sstmacro-otf2-10", "traces.otf2", "traces/4.evt", "truncated", []string{"otf2-print failed"}, true},
+		{"otf2 missing", "otf2/testdata/sstmacro-otf2-10", "traces.otf2", "traces/9.evt", "missing", []string{"traces/9.evt is missing"}, true},
+		{"tit empty rank file", "tit/testdata/simgrid-replay-examples", "index.txt", "actions1.txt", "empty", []string{"rank 1", "actions1.txt", "is empty"}, false},
+		{"tit missing rank file", "tit/testdata/simgrid-replay-examples", "index.txt", "actions1.txt", "missing", []string{"rank 1", "actions1.txt", "not found"}, false},
+		{"tit truncated rank file", "tit/testdata/simgrid-replay-examples", "index.txt", "actions1.txt", "truncated", []string{"actions1.txt"}, false},
+		{"tit shared, a rank's lines missing", "tit/testdata/simgrid-replay-examples", "actions_allreduce.txt", "", "rank1", []string{"actions_allreduce.txt", "rank 1 has no actions"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.needOTF && !trace.OTF2PrintAvailable() {
+			if tc.needOTF && !otf2.PrintAvailable() {
 				t.Fatal("otf2-print is not installed (Debian's otf2-tools)")
 			}
 			dir := copyDir(t, td+tc.trace)

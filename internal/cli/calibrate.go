@@ -20,6 +20,7 @@ import (
 
 	"github.com/gopsim/gopsim/bench"
 	"github.com/gopsim/gopsim/progress"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // CalibrateOptions are the options of `gopsim calibrate`.
@@ -44,6 +45,12 @@ type CalibrateOptions struct {
 	MPIRun string
 	// PRTTBin is the mpi backend's program; "" means FindPRTT's choice.
 	PRTTBin string
+	// WarmupRuns is the number of fresh runs of the mpi backend's
+	// one-time cost probe (bench.MeasureWarmup) after the PRTT sweep; 0
+	// skips it and writes no "library" section.
+	WarmupRuns int
+	// WarmupBin is the probe's program; "" means FindWarmup's choice.
+	WarmupBin string
 	// IBVerbs chooses the ibverbs backend's device and port.
 	IBVerbs bench.IBVerbsOptions
 	// Quiet draws no progress bar of the sizes measured (one is drawn
@@ -91,6 +98,8 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.StringVar(&o.Backend, "backend", "tcp", "measurement `backend`: tcp (sockets), mpi (bin/gopsim-prtt on 2 MPI ranks, started by --mpirun) or ibverbs (an RDMA RC queue pair; needs a gopsim built with -tags ibverbs)")
 	fs.StringVar(&o.MPIRun, "mpirun", "", "mpi backend: the `command` that starts 2 ranks, split at blanks, gopsim-prtt appended (default \"mpirun -np 2\"; e.g. \"mpirun -np 2 --oversubscribe\", \"mpirun.mpich -np 2\", \"srun -n 2 --input=0\")")
 	fs.StringVar(&o.PRTTBin, "prtt-bin", "", "mpi backend: the gopsim-prtt `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultMPIProgram+" next to gopsim, then on $PATH")
+	fs.IntVar(&o.WarmupRuns, "warmup-runs", 5, "mpi backend: fresh runs of bin/gopsim-warmup, which measures the library's one-time costs (first contact with a peer, first call of each function, creating a communicator) for the file's \"library\" section; 0 skips it")
+	fs.StringVar(&o.WarmupBin, "warmup-bin", "", "mpi backend: the gopsim-warmup `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultWarmupProgram+" next to gopsim, then on $PATH")
 	fs.StringVar(&o.IBVerbs.Device, "ib-dev", "", "ibverbs backend: the RDMA `device` (as ibv_devices lists it; default: the first)")
 	fs.IntVar(&o.IBVerbs.Port, "ib-port", 1, "ibverbs backend: the device's `port`")
 	fs.Func("ib-gid-index", "ibverbs backend: address by this GID table `index` (default: LID on InfiniBand, GID 0 on RoCE)", func(v string) error {
@@ -243,15 +252,19 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--backend %q: want tcp, mpi or ibverbs", o.Backend)
 	case o.Backend == "mpi" && (o.Listen != "" || o.Peer != "" || given["wait"]):
 		return usageErr("--backend mpi: --mpirun starts both ends; --listen, --peer and --wait are for tcp and ibverbs")
-	case o.Backend != "mpi" && (given["mpirun"] || given["prtt-bin"]):
-		return usageErr("--mpirun and --prtt-bin apply to --backend mpi only")
+	case o.Backend != "mpi" && (given["mpirun"] || given["prtt-bin"] || given["warmup-runs"] || given["warmup-bin"]):
+		return usageErr("--mpirun, --prtt-bin, --warmup-runs and --warmup-bin apply to --backend mpi only")
+	case o.WarmupRuns < 0 || o.WarmupRuns > 1000:
+		return usageErr("--warmup-runs %d: want 0 (skip) to 1000", o.WarmupRuns)
+	case given["warmup-bin"] && o.WarmupRuns == 0:
+		return usageErr("--warmup-bin with --warmup-runs 0: the probe does not run")
 	case o.Backend == "mpi" && given["mpirun"] && len(strings.Fields(o.MPIRun)) == 0:
 		return usageErr("--mpirun is empty: want a command such as \"mpirun -np 2\"")
 	case o.Backend != "ibverbs" && (given["ib-dev"] || given["ib-port"] || given["ib-gid-index"]):
 		return usageErr("--ib-dev, --ib-port and --ib-gid-index apply to --backend ibverbs only")
 	case o.Listen != "" && o.Peer != "":
 		return usageErr("--listen and --peer exclude each other: one host listens, the other measures")
-	case o.Listen != "" && (o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["passes"] || given["locate-reps"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"] || given["quantile"]):
+	case o.Listen != "" && (given["warmup-runs"] || o.Output != "" || o.Table != "" || o.Plot != "" || given["sizes"] || given["reps"] || given["warmup"] || given["passes"] || given["locate-reps"] || given["n"] || given["delay"] || given["sleep"] || given["max-ranges"] || given["quantile"]):
 		return usageErr("--listen serves the peer that measures; -o, --table, --plot and the measurement flags belong on the peer's side")
 	case o.Wait != 0 && o.Listen == "":
 		return usageErr("--wait applies to --listen only")
@@ -259,6 +272,9 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--delay %d: want 0 (auto) or a positive number of ns", delayNs)
 	}
 	o.Config.Delay = time.Duration(delayNs)
+	if o.Backend != "mpi" {
+		o.WarmupRuns = 0
+	}
 	if o.LocateReps < 0 { // not given
 		o.LocateReps = 0 // a network without a rendezvous protocol: nothing to locate
 		if o.Backend == "mpi" {
@@ -364,6 +380,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 	if derr := done(); err == nil {
 		err = derr
 	}
+	var lib *sim.LibraryCosts
+	if err == nil && o.Backend == "mpi" && o.WarmupRuns > 0 {
+		lib, err = measureLibrary(ctx, o, stderr)
+	}
 	if len(tab) > 0 {
 		// Keep what was measured, even when the measurement failed part way.
 		if werr := bench.WriteTableFile(o.Table, tab); werr != nil {
@@ -376,7 +396,29 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 	}
 	d := eff.Delay.Nanoseconds()
 	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, DelayNs: &d, Sleep: eff.Sleep}
-	return fitAndWrite(tab, src, o.Fit, o.Output, o.Plot, stdout, stderr)
+	return fitAndWrite(tab, src, o.Fit, lib, o.Output, o.Plot, stdout, stderr)
+}
+
+// measureLibrary runs the mpi backend's one-time cost probe and says what
+// it found on stderr.
+func measureLibrary(ctx context.Context, o CalibrateOptions, stderr io.Writer) (*sim.LibraryCosts, error) {
+	prog, err := FindWarmup(o.WarmupBin)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	w, err := bench.MeasureWarmup(ctx, bench.WarmupOptions{Runs: o.WarmupRuns, Launcher: strings.Fields(o.MPIRun), Program: prog, Log: stderr})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "gopsim calibrate: the library's one-time costs measured in %d fresh runs of %s (%.1f s)\n", w.Runs, bench.DefaultWarmupProgram, time.Since(start).Seconds())
+	return w.Costs(), nil
+}
+
+// FindWarmup returns the one-time cost probe: bin if given, else
+// bench.DefaultWarmupProgram next to the running binary, else on $PATH.
+func FindWarmup(bin string) (string, error) {
+	return findProgram(bin, bench.DefaultWarmupProgram, "the mpi backend's one-time cost probe", "--warmup-bin")
 }
 
 // calibrationProber is a backend's prober, closed after the measurement.
@@ -469,14 +511,15 @@ func CalibrateFit(o CalibrateFitOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return fitAndWrite(tab, bench.Source{Table: o.Table}, o.Fit, o.Output, o.Plot, stdout, stderr)
+	return fitAndWrite(tab, bench.Source{Table: o.Table}, o.Fit, nil, o.Output, o.Plot, stdout, stderr)
 }
 
-func fitAndWrite(tab bench.Table, src bench.Source, opt bench.FitOptions, output, plot string, stdout, stderr io.Writer) error {
+func fitAndWrite(tab bench.Table, src bench.Source, opt bench.FitOptions, lib *sim.LibraryCosts, output, plot string, stdout, stderr io.Writer) error {
 	pf, err := bench.Fit(tab, opt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.Table, err)
 	}
+	pf.Library = lib
 	sizes := pf.Source.Sizes
 	src.Rows, src.Sizes = pf.Source.Rows, sizes
 	pf.Source = src
@@ -529,11 +572,26 @@ func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 	fmt.Fprintf(w, "sim keys:   L=%v ns, o=%v ns, g=%v ns, G=%v ns/byte, O=%v ns/byte (range 0; the ranges cover every size)\n",
 		pf.L, pf.Overhead, pf.Gap, pf.GapPerByte, pf.OverheadPerByte)
 	summarizePingPong(w, pf.Fit.PingPong)
+	summarizeLibrary(w, pf.Library)
 	fmt.Fprintf(w, "warnings:   %d\n", len(pf.Warnings))
 	fmt.Fprintf(w, "parameters: %s\n", output)
 	if plot != "" {
 		fmt.Fprintf(w, "plot:       %s\n", plot)
 	}
+}
+
+// summarizeLibrary prints the library's one-time costs, if measured.
+func summarizeLibrary(w io.Writer, lib *sim.LibraryCosts) {
+	if lib == nil {
+		return
+	}
+	fmt.Fprintf(w, "library:    %s: first contact with a peer %s, creating a communicator %s (charged when a trace is converted with --params)\n",
+		lib.Name, sim.FormatDuration(lib.FirstContactNs), sim.FormatDuration(lib.CommCreateNs))
+	var calls []string
+	for _, c := range lib.FirstCall {
+		calls = append(calls, fmt.Sprintf("%s %s", strings.TrimPrefix(c.Function, "MPI_"), sim.FormatDuration(c.Ns)))
+	}
+	fmt.Fprintf(w, "first call: %s (over a warm call)\n", strings.Join(calls, ", "))
 }
 
 func maxBytes(b int64) string {

@@ -24,7 +24,10 @@ func TestCalibrateBackendErrors(t *testing.T) {
 	}{
 		{"mpi with listen", []string{"calibrate", "--backend", "mpi", "--listen", ":0"}, ExitUsage, "--backend mpi: --mpirun starts both ends"},
 		{"mpi with peer", []string{"calibrate", "--backend", "mpi", "--peer", "x:1"}, ExitUsage, "--listen, --peer and --wait are for tcp and ibverbs"},
-		{"mpirun without mpi", []string{"calibrate", "--mpirun", "mpirun -np 2"}, ExitUsage, "--mpirun and --prtt-bin apply to --backend mpi only"},
+		{"mpirun without mpi", []string{"calibrate", "--mpirun", "mpirun -np 2"}, ExitUsage, "--mpirun, --prtt-bin, --warmup-runs and --warmup-bin apply to --backend mpi only"},
+		{"warmup-runs without mpi", []string{"calibrate", "--warmup-runs", "2"}, ExitUsage, "apply to --backend mpi only"},
+		{"warmup-bin without runs", []string{"calibrate", "--backend", "mpi", "--warmup-runs", "0", "--warmup-bin", "x"}, ExitUsage, "--warmup-bin with --warmup-runs 0: the probe does not run"},
+		{"warmup-runs negative", []string{"calibrate", "--backend", "mpi", "--warmup-runs", "-1"}, ExitUsage, "--warmup-runs -1: want 0 (skip) to 1000"},
 		{"prtt-bin with ibverbs", []string{"calibrate", "--backend", "ibverbs", "--prtt-bin", "x"}, ExitUsage, "apply to --backend mpi only"},
 		{"empty mpirun", []string{"calibrate", "--backend", "mpi", "--mpirun", " "}, ExitUsage, "--mpirun is empty"},
 		{"ib-dev with tcp", []string{"calibrate", "--ib-dev", "mlx5_0"}, ExitUsage, "apply to --backend ibverbs only"},
@@ -90,11 +93,12 @@ func buildMPIProgram(t *testing.T, name string, np int) (prog, mpirun string) {
 // file and its source.
 func TestCalibrateMPI(t *testing.T) {
 	prog, mpirun := buildMPIProgram(t, "gopsim-prtt", 2)
+	warm, _ := buildMPIProgram(t, "gopsim-warmup", 2)
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 	dir := t.TempDir()
 	params := filepath.Join(dir, "p.json")
-	code, out, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirun, "--prtt-bin", prog,
+	code, out, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirun, "--prtt-bin", prog, "--warmup-bin", warm, "--warmup-runs", "1",
 		"--sizes", "1,1k,8k,64k", "--reps", "5", "--warmup", "2", "--n", "4", "-o", params)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -107,7 +111,7 @@ func TestCalibrateMPI(t *testing.T) {
 	if len(tab) != 4*5*4 {
 		t.Errorf("%d rows in the table, want %d", len(tab), 4*5*4)
 	}
-	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes; fitted: the 0.5 quantile", "parameters: " + params} {
+	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes; fitted: the 0.5 quantile", "parameters: " + params, "library:    Open MPI", "first call: Allgather "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -120,6 +124,9 @@ func TestCalibrateMPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	pf := readParamFile(t, data)
+	if l := pf.Library; l == nil || l.FirstContactNs <= 0 || len(l.FirstCall) < 15 {
+		t.Errorf("library section %+v", l)
+	}
 	if s := pf.Source; s.Backend != "mpi" || s.Reps != 5 || s.N != 4 || s.Rows != 80 || !strings.HasPrefix(s.Peer, mpirun+" "+prog+": rank 0 on ") {
 		t.Errorf("source %+v", s)
 	}

@@ -124,10 +124,11 @@ func TestCalibrateFilesSimAccepts(t *testing.T) {
 		}, false},
 		{"mpi backend under mpirun", func(t *testing.T, dir string) string {
 			prog, mpirun := buildMPIProgram(t, "gopsim-prtt", 2)
+			warm, _ := buildMPIProgram(t, "gopsim-warmup", 2)
 			t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
 			t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 			params := filepath.Join(dir, "p.json")
-			code, _, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirun, "--prtt-bin", prog,
+			code, _, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirun, "--prtt-bin", prog, "--warmup-bin", warm, "--warmup-runs", "1",
 				"--sizes", "1,64,256,1k,4k,16k,64k", "--reps", "10", "--warmup", "2", "--n", "4", "-o", params)
 			if code != ExitOK {
 				t.Fatalf("exit %d: %s", code, errOut)

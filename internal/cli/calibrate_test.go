@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gopsim/gopsim/bench"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // eachPRTT calls f with every round gopsim calibrate measures (n, d,
@@ -68,19 +69,21 @@ type paramFile struct {
 	Ranges  []bench.Range
 	Warn    []string
 	Source  bench.Source
+	Library *sim.LibraryCosts
 }
 
 func readParamFile(t *testing.T, data []byte) paramFile {
 	t.Helper()
 	var f struct {
-		L      float64        `json:"L_ns"`
-		O      float64        `json:"o_ns"`
-		G      float64        `json:"g_ns"`
-		S      *int64         `json:"S_bytes"`
-		Ranges []bench.Range  `json:"ranges"`
-		Warn   []string       `json:"warnings"`
-		Fit    map[string]any `json:"fit"`
-		Source bench.Source   `json:"source"`
+		L      float64           `json:"L_ns"`
+		O      float64           `json:"o_ns"`
+		G      float64           `json:"g_ns"`
+		S      *int64            `json:"S_bytes"`
+		Ranges []bench.Range     `json:"ranges"`
+		Warn   []string          `json:"warnings"`
+		Fit    map[string]any    `json:"fit"`
+		Source bench.Source      `json:"source"`
+		Lib    *sim.LibraryCosts `json:"library"`
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatalf("%v:\n%s", err, data)
@@ -88,7 +91,7 @@ func readParamFile(t *testing.T, data []byte) paramFile {
 	if f.Fit == nil || f.Warn == nil {
 		t.Errorf("no fit or warnings in\n%s", data)
 	}
-	return paramFile{f.L, f.O, f.G, f.S, f.Ranges, f.Warn, f.Source}
+	return paramFile{f.L, f.O, f.G, f.S, f.Ranges, f.Warn, f.Source, f.Lib}
 }
 
 func TestCalibrateFit(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/excerpt"
 )
 
 // Version is the gopsim release; the build's VCS revision is appended
@@ -183,7 +184,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 			fs.Usage()
 			return ExitOK, false
 		}
-		fmt.Fprintf(stderr, "gopsim %s: %s\nRun 'gopsim help %s' for the flags.\n", fs.Name(), shortTokens(err.Error()), fs.Name())
+		fmt.Fprintf(stderr, "gopsim %s: %s\nRun 'gopsim help %s' for the flags.\n", fs.Name(), excerpt.Message(err.Error()), fs.Name())
 		return ExitUsage, false
 	}
 	return ExitOK, true

@@ -38,7 +38,7 @@ func TestSimDefaultExample(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"L=2500 ns, o=1500 ns, g=1000 ns, G=6 ns/byte, O=0 ns/byte, S=65535 bytes",
+	for _, want := range []string{"L=2500 ns, o=1500 ns, g=1000 ns, G=6 ns/byte (166.7 MB/s), O=0 ns/byte, S=65535 bytes",
 		"max finishing time: 721092 ns", "events:", "events/s", "allreduce_recdoub_8.goal"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -56,12 +56,13 @@ func TestSimJSON(t *testing.T) {
 		max     int64
 		perRank []int64
 		L, o, G int64
+		bw      string // G as a bandwidth
 	}{
-		{"defaults", []string{"sim", "--json", in}, 11638, []int64{1500, 11638}, 2500, 1500, 6},
-		{"flags", []string{"sim", "--json", "-L", "0", "-o", "0", "-G", "0", in}, 0, []int64{0, 0}, 0, 0, 0},
-		{"params file", []string{"sim", "--json", "--params", params, in}, 10 + 100 + 10 + 1023*6, []int64{10, 6258}, 100, 10, 6},
-		{"flag beats file", []string{"sim", "--json", "--params", params, "-G", "1", in}, 10 + 100 + 10 + 1023, []int64{10, 1143}, 100, 10, 1},
-		{"heap queue", []string{"sim", "--json", "--queue", "heap", in}, 11638, []int64{1500, 11638}, 2500, 1500, 6},
+		{"defaults", []string{"sim", "--json", in}, 11638, []int64{1500, 11638}, 2500, 1500, 6, "166.7 MB/s"},
+		{"flags", []string{"sim", "--json", "-L", "0", "-o", "0", "-G", "0", in}, 0, []int64{0, 0}, 0, 0, 0, "unlimited"},
+		{"params file", []string{"sim", "--json", "--params", params, in}, 10 + 100 + 10 + 1023*6, []int64{10, 6258}, 100, 10, 6, "166.7 MB/s"},
+		{"flag beats file", []string{"sim", "--json", "--params", params, "-G", "1", in}, 10 + 100 + 10 + 1023, []int64{10, 1143}, 100, 10, 1, "1 GB/s"},
+		{"heap queue", []string{"sim", "--json", "--queue", "heap", in}, 11638, []int64{1500, 11638}, 2500, 1500, 6, "166.7 MB/s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +75,7 @@ func TestSimJSON(t *testing.T) {
 				PerRank []int64          `json:"per_rank_ns"`
 				Events  uint64           `json:"events"`
 				Params  map[string]int64 `json:"params"`
+				GBW     string           `json:"G_bandwidth"`
 				Wall    *int64           `json:"wall_time_ns"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -84,6 +86,9 @@ func TestSimJSON(t *testing.T) {
 			}
 			if rep.Params["L_ns"] != tc.L || rep.Params["o_ns"] != tc.o || rep.Params["G_ns_per_byte"] != tc.G || rep.Params["S_bytes"] != 65535 {
 				t.Errorf("params echoed %v", rep.Params)
+			}
+			if rep.GBW != tc.bw {
+				t.Errorf("G_bandwidth %q, want %q", rep.GBW, tc.bw)
 			}
 			if rep.Events == 0 || rep.Wall != nil {
 				t.Errorf("events %d, wall %v (must be absent without --timing)", rep.Events, rep.Wall)

@@ -13,10 +13,14 @@ import (
 	"strings"
 	"sync/atomic"
 
+	_ "github.com/gopsim/gopsim/internal/traceformats"
+	"github.com/gopsim/gopsim/trace/tit"
+
 	"github.com/gopsim/gopsim/collective"
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/progress"
+	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -42,10 +46,15 @@ type ConvertOptions struct {
 	// Quiet draws no progress bar (one is drawn on log only when it is a
 	// terminal).
 	Quiet bool
+	// LibraryCostsFile is a parameter file whose "library" section
+	// (sim.LibraryCosts) sets Trace.LibraryCosts, or "none" for none
+	// (loadLibraryCosts); "" leaves Trace.LibraryCosts as it is.
+	LibraryCostsFile string
 }
 
-// convertFormats are the input formats, in the order they are tried when
-// detecting one (goal last: anything else is read as a schedule).
+// convertFormats are the input formats: gopsim's own traces (checked
+// first), the formats registered with the trace package (their order here
+// is the help's), and goal last: anything else is read as a schedule.
 var convertFormats = []string{"gopsim", "dumpi", "liballprof", "chakra", "otf2", "tit", "goal"}
 
 type collAlgoFlag map[collective.Op]string
@@ -110,6 +119,31 @@ func logStandIns(log io.Writer, st *trace.ConvertStats) {
 	if len(st.CollStandIns) > 0 {
 		fmt.Fprintf(log, "collectives whose algorithm is not modelled, converted with a stand-in: %s\n", countList(st.CollStandIns))
 	}
+	if st.LibraryNs > 0 || st.LibraryFirstCalls+st.LibraryContacts+st.LibraryCommCreates > 0 {
+		fmt.Fprintf(log, "the library's one-time costs, charged as computation: %s in all ranks (%d first calls, %d first contacts with a peer, %d communicator creations)\n",
+			sim.FormatDuration(float64(st.LibraryNs)), st.LibraryFirstCalls, st.LibraryContacts, st.LibraryCommCreates)
+	}
+}
+
+// libraryCostsFlag is --library-costs: a parameter file whose "library"
+// section is charged, or "none".
+const libraryCostsUsage = "charge the MPI library's one-time costs of the \"library\" section of this parameter `file` (gopsim calibrate --backend mpi writes it): first calls, first contacts with a peer, communicator creation; \"none\" charges none"
+
+// loadLibraryCosts reads the "library" section of parameter file path
+// ("none": nil); a file without one is an error, as the flag would have
+// no effect.
+func loadLibraryCosts(path string) (*sim.LibraryCosts, error) {
+	if path == "none" {
+		return nil, nil
+	}
+	p, err := sim.ReadParamsFile(path, sim.DefaultParams())
+	if err != nil {
+		return nil, err
+	}
+	if p.Library == nil {
+		return nil, fmt.Errorf("%s has no \"library\" section, so --library-costs would charge nothing (gopsim calibrate --backend mpi writes one)", path)
+	}
+	return p.Library, nil
 }
 
 // convertOutputs are the output formats.
@@ -142,7 +176,7 @@ func convertFlags(o *ConvertOptions) *flag.FlagSet {
 	fs.Var(fromFlag{&o.To, convertOutputs}, "to", "the output's `FORMAT`: goal (text if OUT ends in .goal, else binary) or tit (a SimGrid time-independent trace: one shared file, compute at --host-speed)")
 	fs.Var(fromFlag{&o.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected from the content and names")
 	convertTraceFlags(fs, o)
-	o.HostSpeed = trace.DefaultHostSpeed
+	o.HostSpeed = tit.DefaultHostSpeed
 	fs.Var(flopsQty(&o.HostSpeed), "host-speed", "SimGrid TIT: the speed in `FLOPS` (flop/s, or SimGrid's 1Gf, 100Mf) that turns compute actions into time, and with --to tit time into compute actions")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the ranks converted on stderr (it is drawn only when stderr is a terminal)")
 	fs.Usage = func() {
@@ -211,6 +245,7 @@ func convertTraceFlags(fs *flag.FlagSet, o *ConvertOptions) {
 	fs.Var(perByteQty(&o.Trace.ReduceNsPerByte), "reduce-cost", "reduction compute in collectives, in `ns/byte` (or as a rate: 4GB/s)")
 	fs.Float64Var(&o.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns (Schedgen's --timemult)")
 	fs.StringVar(&o.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with, whose constants it holds (openmpi, mpich); default: detected")
+	fs.StringVar(&o.LibraryCostsFile, "library-costs", "", libraryCostsUsage)
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) int {
@@ -241,13 +276,14 @@ func Convert(in, out string, log io.Writer) error {
 }
 
 // DetectFormat tells the format of a convert input (see
-// ConvertOptions.From): a trace directory or file of one of the trace
-// formats, else "goal".
+// ConvertOptions.From): a trace directory or file of gopsim's own format
+// or of one of the registered trace formats (trace.DetectFormat), else
+// "goal".
 func DetectFormat(in string) (string, error) {
 	fi, err := os.Stat(in)
 	if err != nil {
-		if trace.IsChakra(in) { // a prefix of rank files
-			return "chakra", nil
+		if f, ok := trace.DetectFormat(in); ok { // a prefix of rank files
+			return f.Name, nil
 		}
 		return "", err
 	}
@@ -255,15 +291,8 @@ func DetectFormat(in string) (string, error) {
 		if files, err := trace.RankFiles(in); err == nil && len(files) > 0 {
 			return "gopsim", nil
 		}
-		switch {
-		case trace.IsDumpi(in):
-			return "dumpi", nil
-		case trace.IsLiballprof(in):
-			return "liballprof", nil
-		case trace.IsChakra(in):
-			return "chakra", nil
-		case trace.IsOTF2(in):
-			return "otf2", nil
+		if f, ok := trace.DetectFormat(in); ok {
+			return f.Name, nil
 		}
 		return "", fmt.Errorf("%s: a directory, but not a trace of a known format (%s): use --from", in, strings.Join(convertFormats[:len(convertFormats)-1], ", "))
 	}
@@ -275,17 +304,8 @@ func DetectFormat(in string) (string, error) {
 			return "gopsim", nil
 		}
 	}
-	switch {
-	case trace.IsDumpi(in):
-		return "dumpi", nil
-	case trace.IsLiballprof(in):
-		return "liballprof", nil
-	case trace.IsChakra(in):
-		return "chakra", nil
-	case trace.IsOTF2(in):
-		return "otf2", nil
-	case trace.IsTIT(in):
-		return "tit", nil
+	if f, ok := trace.DetectFormat(in); ok {
+		return f.Name, nil
 	}
 	return "goal", nil
 }
@@ -307,6 +327,13 @@ func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
 	default:
 		return fmt.Errorf("output format %q: expected one of %s", o.To, strings.Join(convertOutputs, ", "))
 	}
+	if o.LibraryCostsFile != "" {
+		lib, err := loadLibraryCosts(o.LibraryCostsFile)
+		if err != nil {
+			return err
+		}
+		o.Trace.LibraryCosts = lib
+	}
 	src, warnings, err := openTrace(in, from, o, log)
 	if err != nil {
 		return err
@@ -321,10 +348,9 @@ func ConvertWith(in, out string, o ConvertOptions, log io.Writer) error {
 }
 
 // openTrace opens trace in of format from; a nil Source means a schedule.
+// The foreign formats are those registered with the trace package
+// (internal/traceformats links them all in).
 func openTrace(in, from string, o ConvertOptions, log io.Writer) (trace.Source, []string, error) {
-	var src trace.Source
-	var err error
-	var warnings []string
 	switch from {
 	case "goal":
 		return nil, nil, nil
@@ -333,54 +359,24 @@ func openTrace(in, from string, o ConvertOptions, log io.Writer) (trace.Source, 
 		if fi, err := os.Stat(in); err == nil && !fi.IsDir() {
 			dir = filepath.Dir(in) // a rank file: its directory
 		}
-		src, err = trace.OpenDir(dir)
-	case "liballprof":
-		var l *trace.Liballprof
-		l, err = trace.OpenLiballprof(in, trace.LiballprofOptions{TimeMult: o.TimeMult, Unsupported: o.Trace.Unsupported, MPI: o.MPI})
-		if err == nil {
-			src, warnings = l, l.Warnings
-			fmt.Fprintf(log, "liballprof: %d rank files (%s ...), %s's constants, times in µs multiplied by %g\n", l.NumRanks(), l.Files[0], l.MPI, o.TimeMult)
+		d, err := trace.OpenDir(dir)
+		if err != nil {
+			return nil, nil, err
 		}
-	case "tit":
-		var t *trace.TIT
-		t, err = trace.OpenTIT(in, trace.TITOptions{HostSpeed: o.HostSpeed})
-		if err == nil {
-			src = t
-			how := "one shared file"
-			if !t.Shared {
-				how = fmt.Sprintf("an index of %d files", len(t.Files))
-			}
-			speed := o.HostSpeed
-			if speed == 0 {
-				speed = trace.DefaultHostSpeed
-			}
-			fmt.Fprintf(log, "tit: %d ranks in %s, compute at %g flop/s\n", t.NumRanks(), how, speed)
-		}
-	case "dumpi":
-		var d *trace.Dumpi
-		d, err = trace.OpenDumpi(in, trace.DumpiOptions{Unsupported: o.Trace.Unsupported})
-		if err == nil {
-			src = d
-		}
-	case "chakra":
-		var c *trace.ChakraTrace
-		c, err = trace.OpenChakra(in, trace.ChakraOptions{Unsupported: o.Trace.Unsupported})
-		if err == nil {
-			src, warnings = c, c.Warnings
-		}
-	case "otf2":
-		var t *trace.OTF2Trace
-		t, err = trace.OpenOTF2(in, trace.OTF2Options{Unsupported: o.Trace.Unsupported})
-		if err == nil {
-			src, warnings = t, t.Warnings
-		}
-	default:
+		return d, nil, nil
+	}
+	f, ok := trace.LookupFormat(from)
+	if !ok {
 		return nil, nil, fmt.Errorf("input format %q: expected one of %s", from, strings.Join(convertFormats, ", "))
 	}
+	t, err := f.Open(in, trace.OpenOptions{Unsupported: o.Trace.Unsupported, TimeMult: o.TimeMult, MPI: o.MPI, HostSpeed: o.HostSpeed})
 	if err != nil {
 		return nil, nil, err
 	}
-	return src, warnings, nil
+	if t.Note != "" {
+		fmt.Fprintln(log, t.Note)
+	}
+	return t.Source, t.Warnings, nil
 }
 
 // convertToTIT reads in (a schedule or a trace of format from) into a
@@ -413,13 +409,13 @@ func convertToTIT(in, from, out string, o ConvertOptions, log io.Writer) error {
 	}
 	speed := o.HostSpeed
 	if speed == 0 {
-		speed = trace.DefaultHostSpeed
+		speed = tit.DefaultHostSpeed
 	}
 	err = atomicfile.Write(out, func(w io.Writer) error {
 		if _, err := fmt.Fprintf(w, "# gopsim convert --to tit --host-speed %g %s (%s)\n", speed, in, label); err != nil {
 			return err
 		}
-		return trace.WriteTIT(w, s, speed)
+		return tit.Write(w, s, speed)
 	})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", out, err)

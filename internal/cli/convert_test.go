@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/otf2"
 )
 
 // writeTraceDir writes a 2-rank trace: an allreduce, and on rank 1 an
@@ -96,26 +97,26 @@ func TestConvertTraceErrors(t *testing.T) {
 // TestConvertImported converts a sample of each imported format, its
 // format detected or given, and simulates the result.
 func TestConvertImported(t *testing.T) {
-	td := "../../trace/testdata/"
+	td := "../../trace/"
 	tests := []struct {
 		name string
 		args []string
 		want string // in the log
 	}{
-		{"liballprof directory", []string{td + "liballprof/vladimir-4"}, "liballprof: 4 rank files"},
-		{"liballprof file", []string{td + "liballprof/sphot-4/htor-coll-rank-2.dat"}, "converted " + td + "liballprof/sphot-4/htor-coll-rank-2.dat (liballprof trace)"},
-		{"liballprof MPICH", []string{"--from", "liballprof", "--mpi", "mpich", td + "liballprof/bcast-4"}, "mpich's constants"},
-		{"tit shared", []string{td + "tit/simgrid-replay-examples/actions_barrier.txt"}, "tit: 3 ranks in one shared file, compute at 1e+09 flop/s"},
-		{"tit index", []string{"--from", "tit", td + "tit/simgrid-replay-examples/split_traces"}, "tit: 2 ranks in an index of 2 files"},
-		{"dumpi directory", []string{td + "dumpi/sstmacro-testbgp-7"}, "dumpi trace " + td + "dumpi/sstmacro-testbgp-7: 7 ranks"},
-		{"dumpi meta", []string{td + "dumpi/sstmacro-testtrace-4/testtrace.meta"}, "MPI_Allreduce"},
-		{"dumpi file", []string{td + "dumpi/sstmacro-testtrace-4/testtrace-0002.bin"}, "4 ranks"},
-		{"chakra directory", []string{td + "chakra/astrasim-allreduce-16npus-1MB"}, "chakra trace " + td + "chakra/astrasim-allreduce-16npus-1MB: 16 ranks"},
-		{"otf2 anchor", []string{"--unsupported=calc", td + "otf2/sstmacro-otf2-10/traces.otf2"}, "otf2 trace " + td + "otf2/sstmacro-otf2-10/traces.otf2: 10 ranks"},
+		{"liballprof directory", []string{td + "liballprof/testdata/vladimir-4"}, "liballprof: 4 rank files"},
+		{"liballprof file", []string{td + "liballprof/testdata/sphot-4/htor-coll-rank-2.dat"}, "converted " + td + "liballprof/testdata/sphot-4/htor-coll-rank-2.dat (liballprof trace)"},
+		{"liballprof MPICH", []string{"--from", "liballprof", "--mpi", "mpich", td + "liballprof/testdata/bcast-4"}, "mpich's constants"},
+		{"tit shared", []string{td + "tit/testdata/simgrid-replay-examples/actions_barrier.txt"}, "tit: 3 ranks in one shared file, compute at 1e+09 flop/s"},
+		{"tit index", []string{"--from", "tit", td + "tit/testdata/simgrid-replay-examples/split_traces"}, "tit: 2 ranks in an index of 2 files"},
+		{"dumpi directory", []string{td + "dumpi/testdata/sstmacro-testbgp-7"}, "dumpi trace " + td + "dumpi/testdata/sstmacro-testbgp-7: 7 ranks"},
+		{"dumpi meta", []string{td + "dumpi/testdata/sstmacro-testtrace-4/testtrace.meta"}, "MPI_Allreduce"},
+		{"dumpi file", []string{td + "dumpi/testdata/sstmacro-testtrace-4/testtrace-0002.bin"}, "4 ranks"},
+		{"chakra directory", []string{td + "chakra/testdata/astrasim-allreduce-16npus-1MB"}, "chakra trace " + td + "chakra/testdata/astrasim-allreduce-16npus-1MB: 16 ranks"},
+		{"otf2 anchor", []string{"--unsupported=calc", td + "otf2/testdata/sstmacro-otf2-10/traces.otf2"}, "otf2 trace " + td + "otf2/testdata/sstmacro-otf2-10/traces.otf2: 10 ranks"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if strings.HasPrefix(tc.name, "otf2") && !trace.OTF2PrintAvailable() {
+			if strings.HasPrefix(tc.name, "otf2") && !otf2.PrintAvailable() {
 				t.Skip("otf2-print is not installed")
 			}
 			out := filepath.Join(t.TempDir(), "out.goal")
@@ -135,7 +136,7 @@ func TestConvertImported(t *testing.T) {
 }
 
 func TestConvertImportedFlags(t *testing.T) {
-	td := "../../trace/testdata/"
+	td := "../../trace/"
 	computeNs := func(args ...string) string {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out.bin")
@@ -147,18 +148,18 @@ func TestConvertImportedFlags(t *testing.T) {
 		j := strings.LastIndex(e[:i], "(")
 		return e[j+1 : i]
 	}
-	if a, b := computeNs(td+"liballprof/vladimir-4"), computeNs("--timemult", "1", td+"liballprof/vladimir-4"); a != b+"000" {
+	if a, b := computeNs(td+"liballprof/testdata/vladimir-4"), computeNs("--timemult", "1", td+"liballprof/testdata/vladimir-4"); a != b+"000" {
 		t.Errorf("--timemult 1: %s ns of computation, default %s", b, a)
 	}
-	if a, b := computeNs(td+"tit/simgrid-replay-examples/actions_allreduce.txt"), computeNs("--host-speed", "2e9", td+"tit/simgrid-replay-examples/actions_allreduce.txt"); a != "3000000000" || b != "1500000000" { // 3 ranks, 1e9 flops each
+	if a, b := computeNs(td+"tit/testdata/simgrid-replay-examples/actions_allreduce.txt"), computeNs("--host-speed", "2e9", td+"tit/testdata/simgrid-replay-examples/actions_allreduce.txt"); a != "3000000000" || b != "1500000000" { // 3 ranks, 1e9 flops each
 		t.Errorf("--host-speed: %s and %s ns of computation, want 3000000000 and 1500000000", a, b)
 	}
 	for _, bad := range [][]string{{"--from", "otf3"}, {"--timemult", "x"}} {
-		if code, _, _ := run(append(append([]string{"convert"}, bad...), td+"liballprof/vladimir-4", "x.bin")...); code != ExitUsage {
+		if code, _, _ := run(append(append([]string{"convert"}, bad...), td+"liballprof/testdata/vladimir-4", "x.bin")...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
 		}
 	}
-	if code, _, e := run("convert", "--timemult", "-1", td+"liballprof/vladimir-4", filepath.Join(t.TempDir(), "x.bin")); code != ExitUsage || !strings.Contains(e, "--timemult -1: want a factor > 0") {
+	if code, _, e := run("convert", "--timemult", "-1", td+"liballprof/testdata/vladimir-4", filepath.Join(t.TempDir(), "x.bin")); code != ExitUsage || !strings.Contains(e, "--timemult -1: want a factor > 0") {
 		t.Errorf("--timemult -1: exit %d: %s", code, e)
 	}
 	// A directory of no known format.

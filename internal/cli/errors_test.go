@@ -34,8 +34,8 @@ func TestPlainMessages(t *testing.T) {
 		{"deadlock names the file", []string{"sim", f("dl.goal", "num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 0\n}\nrank 1 {\n}\n")}, []string{"gopsim sim: " + filepath.Join(dir, "dl.goal") + ": sim: the schedule cannot finish"}},
 		{"deadlock under --model all", []string{"sim", "--model", "all", filepath.Join(dir, "dl.goal")}, []string{filepath.Join(dir, "dl.goal") + ": model "}},
 		{"huge number in a schedule", []string{"sim", f("big.goal", "num_ranks 1\nrank 0 {\ncalc "+huge+"\n}\n")}, []string{"big.goal:3:6: calc time 9999", "… (5000 bytes)"}},
-		{"huge flag value", []string{"sim", "-L", huge, filepath.Join(dir, "dl.goal")}, []string{`invalid value "9999`, "(5002 bytes)"}},
-		{"huge word in a schedule", []string{"sim", f("word.goal", strings.Repeat("x", 4000)+"\n")}, []string{"word.goal:1:1: expected", "… (4000 bytes)"}},
+		{"huge flag value", []string{"sim", "-L", huge, filepath.Join(dir, "dl.goal")}, []string{`invalid value "9999`, `…" (5000 bytes)`}},
+		{"huge word in a schedule", []string{"sim", f("word.goal", strings.Repeat("x", 4000)+"\n")}, []string{"word.goal:1:1: expected", `…" (4000 bytes)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, e := run(tc.args...)
@@ -69,7 +69,7 @@ func TestPrintErr(t *testing.T) {
 		{"sim", "goal: not a GOAL file", "gopsim sim: goal: not a GOAL file\n"},
 		{"sim", "x.goal: sim: stuck", "gopsim sim: x.goal: sim: stuck\n"},
 		{"sim", "value " + long + " too big", "gopsim sim: value " + long[:40] + "… (100 bytes) too big\n"},
-		{"sim", `"` + long + `" bad`, `gopsim sim: "` + long[:39] + `…" (102 bytes) bad` + "\n"},
+		{"sim", `"` + long + `" bad`, `gopsim sim: "` + long[:40] + `…" (100 bytes) bad` + "\n"},
 		{"sim", "/a/very/long/path/" + long + ".goal: bad", "gopsim sim: /a/very/long/path/" + long + ".goal: bad\n"},
 	} {
 		var b strings.Builder

@@ -11,6 +11,7 @@ import (
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/atomicfile"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/tit"
 )
 
 // ExtrapolateOptions are the options of `gopsim extrapolate`.
@@ -58,7 +59,7 @@ func extrapolateFlags(o *ExtrapolateOptions) *flag.FlagSet {
 	fs.StringVar(&o.Convert.Trace.Unsupported, "unsupported", "", "traces: `calc` counts the time of MPI calls that cannot be modelled as computation; default: an error")
 	fs.Var(perByteQty(&o.Convert.Trace.ReduceNsPerByte), "reduce-cost", "traces: reduction compute in collectives, in `ns/byte` (or as a rate: 4GB/s)")
 	fs.Float64Var(&o.Convert.TimeMult, "timemult", 1000, "liballprof: multiply the trace's µs by `F` to get ns")
-	o.Convert.HostSpeed = trace.DefaultHostSpeed
+	o.Convert.HostSpeed = tit.DefaultHostSpeed
 	fs.Var(flopsQty(&o.Convert.HostSpeed), "host-speed", "SimGrid TIT: the speed in `FLOPS` (flop/s, or SimGrid's 1Gf, 100Mf) that turns compute actions into time")
 	fs.StringVar(&o.Convert.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with (openmpi, mpich); default: detected")
 	fs.Usage = func() {

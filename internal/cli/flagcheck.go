@@ -24,6 +24,7 @@ var traceFlagScope = []struct {
 	{"compute-scale", "a trace input", isTrace},
 	{"unsupported", "a trace input", isTrace},
 	{"reduce-cost", "a trace input", isTrace},
+	{"library-costs", "a trace converted to GOAL", func(from, to string) bool { return from != "goal" && to != "tit" }},
 	{"timemult", "a liballprof input", func(from, _ string) bool { return from == "liballprof" }},
 	{"mpi", "a liballprof input", func(from, _ string) bool { return from == "liballprof" }},
 	{"host-speed", "a SimGrid TIT input or --to tit", func(from, to string) bool { return from == "tit" || to == "tit" }},

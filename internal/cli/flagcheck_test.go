@@ -22,8 +22,15 @@ func TestFlagsThatDoNothing(t *testing.T) {
 	} else if err := os.WriteFile(result, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	liballprof := "../../trace/testdata/liballprof/vladimir-4"
+	liballprof := "../../trace/liballprof/testdata/vladimir-4"
 	out := func(name string) string { return filepath.Join(dir, name) }
+	lib, nolib := out("lib.json"), out("nolib.json")
+	if err := os.WriteFile(lib, []byte(`{"library": {"name": "x", "first_contact_ns": "1us", "comm_create_ns": 0, "first_call": []}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nolib, []byte(`{"L_ns": 5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -70,6 +77,11 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		{"convert compute-scale NaN", []string{"convert", "--compute-scale", "NaN", liballprof, out("c.goal")}, ExitUsage, "--compute-scale NaN"},
 		{"convert reduce-cost negative", []string{"convert", "--reduce-cost", "-1", liballprof, out("c.goal")}, ExitUsage, "--reduce-cost -1"},
 		{"convert timemult zero", []string{"convert", "--timemult", "0", liballprof, out("c.goal")}, ExitUsage, "--timemult 0"},
+		{"convert library-costs on a schedule", []string{"convert", "--library-costs", lib, sched, out("c.goal")}, ExitUsage, "--library-costs applies to a trace converted to GOAL; the input is a GOAL schedule"},
+		{"convert library-costs to tit", []string{"convert", "--library-costs", lib, "--to", "tit", liballprof, out("c.tit")}, ExitUsage, "--library-costs applies to a trace converted to GOAL"},
+		{"convert library-costs without a section", []string{"convert", "--library-costs", nolib, liballprof, out("c.goal")}, ExitError, nolib + " has no \"library\" section, so --library-costs would charge nothing"},
+		{"convert library-costs", []string{"convert", "--library-costs", lib, liballprof, out("c.goal")}, ExitOK, ""},
+		{"convert library-costs none", []string{"convert", "--library-costs", "none", liballprof, out("c.goal")}, ExitOK, ""},
 		{"extrapolate compute-scale on a schedule", []string{"extrapolate", "--factor", "2", "--compute-scale", "2", sched, out("e.goal")}, ExitUsage, "--compute-scale applies to a trace input"},
 		{"validate compute-scale NaN", []string{"validate", "--compute-scale", "NaN", liballprof}, ExitError, "--compute-scale NaN"},
 		{"validate timemult on a gopsim trace", []string{"validate", "--timemult", "2", "../../trace/testdata/irregular"}, ExitError, "--timemult applies to liballprof traces"},
@@ -95,7 +107,7 @@ func TestFlagsThatDoNothing(t *testing.T) {
 // TestComputeScaleZero: --compute-scale 0 drops the computation of a
 // trace (it used to be taken as 1 while the summary said "scale 0").
 func TestComputeScaleZero(t *testing.T) {
-	in := "../../trace/testdata/liballprof/vladimir-4"
+	in := "../../trace/liballprof/testdata/vladimir-4"
 	calcs := regexp.MustCompile(`(\d+) ns of computation`)
 	for _, tc := range []struct {
 		scale   string
@@ -125,7 +137,7 @@ func TestComputeScaleZero(t *testing.T) {
 // time that drops the computation.
 func TestComputeScaleOverflow(t *testing.T) {
 	o := filepath.Join(t.TempDir(), "out.goal")
-	code, _, e := run("convert", "--compute-scale", "1e300", "../../trace/testdata/liballprof/vladimir-4", o)
+	code, _, e := run("convert", "--compute-scale", "1e300", "../../trace/liballprof/testdata/vladimir-4", o)
 	if code != ExitError || !strings.Contains(e, "times the compute scale 1e+300") || !strings.Contains(e, "rank 0") {
 		t.Errorf("exit %d: %s", code, e)
 	}

@@ -118,6 +118,9 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		if given["S"] {
 			p.EagerLimit = cmdline.EagerLimit
 		}
+		if p.Library != nil {
+			fmt.Fprintf(stderr, "gopsim sim: note: %s's \"library\" section (the one-time costs of %s) is charged when a trace is converted (gopsim convert --params, gopsim validate --params); a schedule has those costs when it was converted so, and the engine adds none\n", o.ParamsFile, p.Library.Name)
+		}
 		o.Params = p
 	}
 	if err := Sim(*o, stdout); err != nil {
@@ -137,10 +140,12 @@ type simReport struct {
 	NICs     int        `json:"nics_per_rank"`
 	Model    string     `json:"model"`
 	Params   sim.Params `json:"params"`
-	MaxTime  int64      `json:"max_time_ns"`
-	MaxRank  int        `json:"max_rank"`
-	PerRank  []int64    `json:"per_rank_ns"`
-	Events   uint64     `json:"events"`
+	// GBandwidth is params' G_ns_per_byte as a bandwidth ("166.7 MB/s").
+	GBandwidth string  `json:"G_bandwidth"`
+	MaxTime    int64   `json:"max_time_ns"`
+	MaxRank    int     `json:"max_rank"`
+	PerRank    []int64 `json:"per_rank_ns"`
+	Events     uint64  `json:"events"`
 
 	Noise        *noiseReport        `json:"noise,omitempty"`
 	Network      *networkReport      `json:"network,omitempty"`
@@ -264,7 +269,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	rate := float64(res.Events) / max(wall.Seconds(), 1e-9)
 	if o.JSON {
 		rep := simReport{Input: name, Format: format.String(), NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs,
-			NICs: p.NumNICs, Model: o.Model.name(), Params: o.Model.params(o.Params), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
+			NICs: p.NumNICs, Model: o.Model.name(), Params: o.Model.params(o.Params), GBandwidth: sim.FormatBandwidth(o.Params.GapPerByte), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
 			PerRank: res.PerRank, Events: res.Events, Noise: noiseRep, Network: netRep, Stream: o.Memory.report(p)}
 		outs.fill(&rep)
 		if o.Timing {

@@ -74,14 +74,16 @@ type modelsReport struct {
 	CPUs     int        `json:"cpus_per_rank"`
 	NICs     int        `json:"nics_per_rank"`
 	Params   sim.Params `json:"params"`
-	Models   []modelRow `json:"models"`
+	// GBandwidth is params' G_ns_per_byte as a bandwidth ("166.7 MB/s").
+	GBandwidth string     `json:"G_bandwidth"`
+	Models     []modelRow `json:"models"`
 }
 
 // runAll simulates p under every model with opt (its model, breakdown
 // and record replaced) and writes one row per model. Noise and the
 // congestion network apply to every model alike.
 func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, input, format string, w io.Writer) error {
-	rep := modelsReport{Input: input, Format: format, NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs, NICs: p.NumNICs, Params: opt.Params}
+	rep := modelsReport{Input: input, Format: format, NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs, NICs: p.NumNICs, Params: opt.Params, GBandwidth: sim.FormatBandwidth(opt.Params.GapPerByte)}
 	base := opt.Params
 	opt.Breakdown, opt.Record, opt.Progress = false, false, nil
 	for _, mod := range sim.Models() {

@@ -62,6 +62,9 @@ func TestSimModelAll(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
+	if rep.GBandwidth != "166.7 MB/s" { // the default G, 6 ns/byte
+		t.Errorf("G_bandwidth %q for G=%g ns/byte", rep.GBandwidth, rep.Params.GapPerByte)
+	}
 	names := []string{"loggops", "loggp", "logp", "alphabeta", "loggps", "logfp", "plogp", "log3p"}
 	if len(rep.Models) != len(names) || rep.NumRanks != 2 {
 		t.Fatalf("%d rows, %d ranks: %s", len(rep.Models), rep.NumRanks, out)

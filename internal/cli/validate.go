@@ -119,6 +119,12 @@ func Validate(o ValidateOptions, given map[string]bool, w, log io.Writer) error 
 	if err := checkTraceFlags(given, from, "goal", &o.Convert); err != nil {
 		return err
 	}
+	o.Convert.Trace.LibraryCosts = o.Params.Library // --params' section, unless --library-costs says otherwise
+	if o.Convert.LibraryCostsFile != "" {
+		if o.Convert.Trace.LibraryCosts, err = loadLibraryCosts(o.Convert.LibraryCostsFile); err != nil {
+			return err
+		}
+	}
 	src, warnings, err := openTrace(o.Input, from, o.Convert, log)
 	if err != nil {
 		return err

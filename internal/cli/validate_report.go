@@ -37,12 +37,16 @@ type validateReport struct {
 
 // validateConvertReport echoes the conversion's options.
 type validateConvertReport struct {
-	CollAlgo            map[string]string `json:"coll_algo"` // by collective; absent: auto
-	ComputeScale        float64           `json:"compute_scale"`
-	Unsupported         string            `json:"unsupported"` // "error" or "calc"
-	ReduceCostNsPerByte float64           `json:"reduce_cost_ns_per_byte"`
-	TimeMult            float64           `json:"liballprof_timemult,omitempty"`
-	MPI                 string            `json:"liballprof_mpi,omitempty"`
+	CollAlgo  map[string]string `json:"coll_algo"`  // by collective; absent: auto
+	CollRules string            `json:"coll_rules"` // whose choice auto followed: openmpi or mpich
+	// LibraryCostsNs is the time of the MPI library's one-time costs the
+	// conversion charged (the --params file's library section), all ranks.
+	LibraryCostsNs      int64   `json:"library_costs_ns"`
+	ComputeScale        float64 `json:"compute_scale"`
+	Unsupported         string  `json:"unsupported"` // "error" or "calc"
+	ReduceCostNsPerByte float64 `json:"reduce_cost_ns_per_byte"`
+	TimeMult            float64 `json:"liballprof_timemult,omitempty"`
+	MPI                 string  `json:"liballprof_mpi,omitempty"`
 }
 
 // validatePerRank holds one array per quantity, indexed by rank.
@@ -70,8 +74,8 @@ func newValidateReport(o ValidateOptions, from string, res *validation.Result) *
 		MeasuredNs: res.MeasuredNs, MeasuredRank: res.MeasuredRank, SimulatedNs: res.SimulatedNs,
 		SimulatedRank: res.SimulatedRank, Ratio: res.Ratio}
 	t := o.Convert.Trace
-	c := validateConvertReport{CollAlgo: map[string]string{}, ComputeScale: t.ComputeScale, Unsupported: t.Unsupported,
-		ReduceCostNsPerByte: t.ReduceNsPerByte}
+	c := validateConvertReport{CollAlgo: map[string]string{}, CollRules: res.Stats.CollRules, LibraryCostsNs: res.Stats.LibraryNs,
+		ComputeScale: t.ComputeScale, Unsupported: t.Unsupported, ReduceCostNsPerByte: t.ReduceNsPerByte}
 	if c.ComputeScale == 0 {
 		c.ComputeScale = 1
 	}
@@ -178,16 +182,16 @@ func (rep *validateReport) textRanks(b *strings.Builder) []int {
 }
 
 func (c validateConvertReport) text() string {
-	algos := "auto (MPICH's choice)"
+	algos := "auto (" + c.CollRules + " rules)"
 	if len(c.CollAlgo) > 0 {
 		var parts []string
 		for _, op := range slices.Sorted(maps.Keys(c.CollAlgo)) {
 			parts = append(parts, op+"="+c.CollAlgo[op])
 		}
-		algos = strings.Join(parts, ",") + ", others auto"
+		algos = strings.Join(parts, ",") + ", others auto (" + c.CollRules + " rules)"
 	}
-	s := fmt.Sprintf("collectives %s, compute scale %g, reduce cost %g ns/byte, unsupported calls: %s",
-		algos, c.ComputeScale, c.ReduceCostNsPerByte, c.Unsupported)
+	s := fmt.Sprintf("collectives %s, compute scale %g, reduce cost %g ns/byte, unsupported calls: %s, library one-time costs %s",
+		algos, c.ComputeScale, c.ReduceCostNsPerByte, c.Unsupported, libraryCostsText(c.LibraryCostsNs))
 	if c.TimeMult != 0 {
 		s += fmt.Sprintf(", liballprof µs × %g", c.TimeMult)
 		if c.MPI != "" {
@@ -195,4 +199,12 @@ func (c validateConvertReport) text() string {
 		}
 	}
 	return s
+}
+
+// libraryCostsText says what the library's one-time costs added.
+func libraryCostsText(ns int64) string {
+	if ns == 0 {
+		return "none"
+	}
+	return sim.FormatDuration(float64(ns)) + " in all"
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/otf2"
 	"github.com/gopsim/gopsim/validation"
 )
 
@@ -47,7 +48,7 @@ func TestValidateGolden(t *testing.T) {
 	}{
 		{"validate_irregular.txt", []string{"validate", "../../trace/testdata/irregular"}},
 		{"validate_bcast.json", []string{"validate", "--json", "--params", "testdata/validate_params.json", "--coll-algo", "bcast=binomial",
-			"--compute-scale", "0.5", "../../trace/testdata/liballprof/bcast-4"}},
+			"--compute-scale", "0.5", "../../trace/liballprof/testdata/bcast-4"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -55,7 +56,7 @@ func TestValidateGolden(t *testing.T) {
 			if code != ExitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			if !strings.Contains(errOut, "converted ../../trace/testdata/") || strings.Contains(out, "converted") {
+			if !strings.Contains(errOut, "converted ../../trace/") || strings.Contains(out, "converted") {
 				t.Errorf("the conversion's log belongs on stderr:\nstdout %s\nstderr %s", out, errOut)
 			}
 			if strings.Contains(tc.golden, "bcast") && !strings.Contains(errOut, "records the end of MPI_Init and the start of MPI_Finalize only") {
@@ -135,9 +136,9 @@ func TestValidateErrors(t *testing.T) {
 		{"unknown flag", []string{"validate", "--to", "tit", "x"}, ExitUsage, "flag provided but not defined: -to"},
 		{"untimed --from", []string{"validate", "--from", "tit", "x"}, ExitUsage, `"tit": expected one of gopsim, liballprof, dumpi, otf2`},
 		{"missing", []string{"validate", filepath.Join(dir, "nothing")}, ExitError, "nothing: no such file or directory"},
-		{"TIT", []string{"validate", "../../trace/testdata/tit/simgrid-replay-examples/actions_bcast.txt"}, ExitError,
+		{"TIT", []string{"validate", "../../trace/tit/testdata/simgrid-replay-examples/actions_bcast.txt"}, ExitError,
 			"actions_bcast.txt: a SimGrid time-independent trace has no timestamps: validate needs a trace with timestamps"},
-		{"Chakra", []string{"validate", "../../trace/testdata/chakra/chakra-feeder-test"}, ExitError,
+		{"Chakra", []string{"validate", "../../trace/chakra/testdata/chakra-feeder-test"}, ExitError,
 			"chakra-feeder-test: a Chakra execution trace has durations but no timestamps"},
 		{"schedule", []string{"validate", "../../examples/pingpong.goal"}, ExitError,
 			"pingpong.goal: not a trace: a GOAL schedule (or an unknown file) has no measured times: validate needs a trace with timestamps"},
@@ -147,12 +148,12 @@ func TestValidateErrors(t *testing.T) {
 		{"cut rank file", []string{"validate", cut}, ExitError, filepath.Join(cut, trace.FileName(2))},
 		{"no timestamps", []string{"validate", untimed}, ExitError,
 			filepath.Join(untimed, trace.FileName(0)) + ": rank 0: trace: no timestamps: every one of its 3 records is at time 0: validate needs a trace with timestamps"},
-		{"unsupported calls", []string{"validate", "../../trace/testdata/otf2/sstmacro-otf2-10"}, ExitError,
+		{"unsupported calls", []string{"validate", "../../trace/otf2/testdata/sstmacro-otf2-10"}, ExitError,
 			"MPI_Iallgather without collective events"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "unsupported calls" && !trace.OTF2PrintAvailable() && os.Getenv("CI") == "" {
+			if tc.name == "unsupported calls" && !otf2.PrintAvailable() && os.Getenv("CI") == "" {
 				t.Skip("otf2-print is not installed (make otf2-deps)")
 			}
 			code, out, errOut := run(tc.args...)
@@ -197,11 +198,12 @@ func TestValidateMPI(t *testing.T) {
 			checkValidateMPI(t, dir)
 		})
 	}
-	// At 2 ranks, irregular (which needs 4) calls MPI_Abort: no
+	// On 1 rank, irregular (which needs 2) calls MPI_Abort: no
 	// MPI_Finalize to measure up to.
 	t.Run("abort", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "irregular")
-		args := append([]string{"trace", "-o", dir, "--lib", filepath.Join(root, "bin", TracerLib), "--"}, mpirun...)
+		one := append([]string{"mpirun", "-np", "1"}, mpirun[3:]...)
+		args := append([]string{"trace", "-o", dir, "--lib", filepath.Join(root, "bin", TracerLib), "--"}, one...)
 		args = append(args, filepath.Join(root, "bin", "examples", "mpi", "irregular"))
 		run(args...) // fails: the program aborts
 		code, _, errOut := run("validate", dir)
@@ -367,12 +369,13 @@ func TestValidateTextManyRanks(t *testing.T) {
 // trace with the same file, to the ns.
 func TestCalibrateTraceValidate(t *testing.T) {
 	prog, mpirunCmd := buildMPIProgram(t, "gopsim-prtt", 2)
+	warm, _ := buildMPIProgram(t, "gopsim-warmup", 2)
 	root := tracerBuild(t)
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
 	t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 	dir := t.TempDir()
 	params := filepath.Join(dir, "params.json")
-	if code, _, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirunCmd, "--prtt-bin", prog, "--quiet",
+	if code, _, errOut := run("calibrate", "--backend", "mpi", "--mpirun", mpirunCmd, "--prtt-bin", prog, "--warmup-bin", warm, "--warmup-runs", "1", "--quiet",
 		"--sizes", "1,64,1k,4k,16k,64k", "--reps", "10", "--warmup", "2", "--n", "4", "-o", params); code != ExitOK {
 		t.Fatalf("gopsim calibrate: exit %d: %s", code, errOut)
 	}
@@ -407,13 +410,42 @@ func TestCalibrateTraceValidate(t *testing.T) {
 		t.Errorf("measured %d ns, simulated %d ns, ratio %v", v.MeasuredNs, v.SimulatedNs, v.Ratio)
 	}
 
-	bin := filepath.Join(dir, "pingpong.bin")
-	if code, _, errOut := run("convert", tr, bin); code != ExitOK {
-		t.Fatalf("gopsim convert: exit %d: %s", code, errOut)
+	// validate charges the file's library section; convert does with
+	// --library-costs, and sim notes that it adds none itself.
+	if want.Library == nil || !strings.Contains(errOut, "the library's one-time costs, charged as computation: ") {
+		t.Errorf("no library costs charged: %+v\n%s", want.Library, errOut)
 	}
-	code, out, errOut = run("sim", "--json", "--params", params, bin)
+	if got := convertSim(t, dir, params, tr, "--library-costs", params); got != v.SimulatedNs {
+		t.Errorf("validate simulated %d ns, convert --library-costs + sim %d ns", v.SimulatedNs, got)
+	}
+	code, out, errOut = run("validate", "--json", "--params", params, "--library-costs", "none", tr)
+	if code != ExitOK {
+		t.Fatalf("gopsim validate --library-costs none: exit %d: %s", code, errOut)
+	}
+	var none validateJSON
+	if err := json.Unmarshal([]byte(out), &none); err != nil {
+		t.Fatal(err)
+	}
+	if got := convertSim(t, dir, params, tr); got != none.SimulatedNs || none.SimulatedNs >= v.SimulatedNs {
+		t.Errorf("validate without library costs simulated %d ns, convert + sim %d ns, with them %d ns", none.SimulatedNs, got, v.SimulatedNs)
+	}
+	t.Logf("calibrated ping-pong of 4 KiB: measured %d ns, simulated %d ns, ratio %.3f", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+}
+
+// convertSim converts trace tr with the convert flags given and simulates
+// it with parameter file params, returning the simulated time.
+func convertSim(t *testing.T, dir, params, tr string, flags ...string) int64 {
+	t.Helper()
+	bin := filepath.Join(dir, "pingpong.bin")
+	if code, _, errOut := run(append(append([]string{"convert"}, flags...), tr, bin)...); code != ExitOK {
+		t.Fatalf("gopsim convert %v: exit %d: %s", flags, code, errOut)
+	}
+	code, out, errOut := run("sim", "--json", "--params", params, bin)
 	if code != ExitOK {
 		t.Fatalf("gopsim sim --params: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "note: "+params+"'s \"library\" section") {
+		t.Errorf("sim does not note the library section:\n%s", errOut)
 	}
 	var s struct {
 		MaxTimeNs int64 `json:"max_time_ns"`
@@ -421,8 +453,5 @@ func TestCalibrateTraceValidate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.MaxTimeNs != v.SimulatedNs {
-		t.Errorf("validate simulated %d ns, convert + sim %d ns", v.SimulatedNs, s.MaxTimeNs)
-	}
-	t.Logf("calibrated ping-pong of 4 KiB: measured %d ns, simulated %d ns, ratio %.3f", v.MeasuredNs, v.SimulatedNs, v.Ratio)
+	return s.MaxTimeNs
 }

@@ -1,0 +1,173 @@
+// Package tracetest holds what the tests of the trace format packages
+// (trace/dumpi, trace/liballprof, trace/tit, trace/otf2, trace/chakra)
+// share: the table of samples converted and simulated with the default
+// parameters, checked against a golden file, and the damaged copies of a
+// sample that check an importer's errors.
+//
+// Example, in a format package's test:
+//
+//	lines := []string{tracetest.SampleSummary(t, "ring", src)}
+//	tracetest.CheckSamples(t, "testdata/samples.golden", lines) // -update rewrites it
+package tracetest
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/trace"
+)
+
+// Update is the -update flag of the tests that import this package:
+// rewrite the golden files in testdata.
+var Update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// SampleSummary converts src with the default options, simulates it with
+// the default parameters and returns a line of the samples table.
+func SampleSummary(t *testing.T, name string, src trace.Source) string {
+	t.Helper()
+	s := goal.NewSchedule(src.NumRanks())
+	st, err := trace.Convert(src, trace.ConvertOptions{}, s.AppendRank)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	res, err := sim.Run(s, sim.Options{Params: sim.DefaultParams()})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%d", name, st.Ranks, st.Calls, st.Ops, st.ComputeNs, res.MaxTime)
+}
+
+// samplesHeader heads the golden tables. Its command predates the format
+// packages (today: go test ./trace/... -run Samples -update); it stays as
+// the golden files have it.
+const samplesHeader = "# sample\tranks\tcalls\tops\tcompute_ns\tsimulated_ns\n" +
+	"# gopsim's default conversion (MPICH's algorithms) and sim.DefaultParams(); go test ./trace -run Samples -update rewrites this file\n"
+
+// CheckSamples compares the summary lines with the golden file.
+func CheckSamples(t *testing.T, golden string, lines []string) {
+	t.Helper()
+	got := samplesHeader + strings.Join(lines, "\n") + "\n"
+	if *Update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run with -update to rewrite):\n got:\n%s\nwant:\n%s", golden, got, want)
+	}
+}
+
+// ConvertAll reads every call of src through the converter.
+func ConvertAll(src trace.Source) error {
+	_, err := trace.Convert(src, trace.ConvertOptions{}, func(*goal.RankBlock) error { return nil })
+	return err
+}
+
+// Damaged returns versions of data cut short and with bytes changed, at
+// about n places each.
+func Damaged(data []byte, n int) [][]byte {
+	var out [][]byte
+	step := max(len(data)/n, 1)
+	for i := 0; i < len(data); i += step {
+		out = append(out, data[:i])
+		for _, b := range []byte{0xff, '9', ':', ' ', '\n'} {
+			d := slices.Clone(data)
+			d[i] = b
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// CheckDamage fails unless err, an error about Damaged input, says where.
+func CheckDamage(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil || !errors.Is(err, trace.ErrFormat) {
+		return // accepted, or an error about the content (unsupported calls, ...)
+	}
+	var te *trace.TextFormatError
+	var fe *trace.FormatError
+	switch {
+	case errors.As(err, &te):
+		if te.Line <= 0 {
+			t.Errorf("%s: %v: no line", what, err)
+		}
+	case errors.As(err, &fe):
+	default:
+		t.Errorf("%s: %v: neither a line nor a byte offset", what, err)
+	}
+}
+
+// SampleFiles lists the files under dir, relative to it.
+func SampleFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// StreamStrings reads every rank's calls of src, printed, with the
+// members of their communicators.
+func StreamStrings(t *testing.T, src trace.Source) [][]string {
+	t.Helper()
+	var out [][]string
+	for r := 0; r < src.NumRanks(); r++ {
+		s, err := src.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		var c trace.Call
+		for {
+			err := s.Next(&c)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("rank %d: %v", r, err)
+			}
+			line := c.String()
+			if c.Comm >= 2 {
+				line += fmt.Sprintf(" members=%v", s.Comm(c.Comm).Members)
+			}
+			lines = append(lines, line)
+		}
+		s.Close()
+		out = append(out, lines)
+	}
+	return out
+}
+
+// FuncNames are the names of the MPI functions of trace.Funcs: those an
+// importer returns as calls.
+func FuncNames() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range trace.Funcs() {
+		m[f.String()] = true
+	}
+	return m
+}
