@@ -203,13 +203,32 @@ type critWalker struct {
 	idx    []*critRank
 	t      int64 // the time explained so far: the path's steps cover [t, Length]
 	steps  []Step
+
+	// The ranks in idx and the entries their critRanks hold: past
+	// critCacheEntries, idx is emptied (and a streamed program's record
+	// pages given back), so that a path through many ranks of a large
+	// schedule walks in bounded memory.
+	cached  []int
+	entries int
 }
+
+// critCacheEntries bounds the work intervals and predecessor edges the
+// walk keeps, about 40 bytes each. A variable so that tests can vary it;
+// paths do not depend on it.
+var critCacheEntries = 1 << 21
 
 func (w *critWalker) info(g int32) OpInfo { return w.p.OpInfo(g) }
 
 func (w *critWalker) rank(r int) *critRank {
 	if x := w.idx[r]; x != nil {
 		return x
+	}
+	if w.entries > critCacheEntries {
+		for _, c := range w.cached {
+			w.idx[c] = nil
+		}
+		w.cached, w.entries = w.cached[:0], 0
+		w.p.ReleaseRecordPages()
 	}
 	x := &critRank{}
 	x.predStart, x.preds = w.p.Preds(r)
@@ -251,6 +270,8 @@ func (w *critWalker) rank(r int) *critRank {
 		return int(a.op - b.op)
 	})
 	w.idx[r] = x
+	w.cached = append(w.cached, r)
+	w.entries += len(x.work) + len(x.preds) + len(x.predStart)
 	return x
 }
 

@@ -75,5 +75,9 @@
 // Program on all CPUs, without the goal.Schedule that Run takes, and
 // ReadTextProgram does the same for a GOAL text; the results are the same
 // either way (docs/performance.md). Schedules larger than memory are
-// streamed from a spill file (ReadProgramStream, ReadTextProgramStream).
+// streamed from a spill file (ReadProgramStream, ReadTextProgramStream):
+// every model, noise, congestion network, breakdown and per-op record
+// (Options.Record, kept in a file as ops finish) works as in memory, with
+// the same results, and Program.Share lets several runs use one spill
+// file at once.
 package sim

@@ -40,6 +40,9 @@ type Options struct {
 	// the start of the run; its link statistics describe the run after.
 	Network *topology.Network
 	// Breakdown asks for Result.Breakdown, Record for Result.Record.
+	// The record of a streamed program is kept in a file (streamrec.go)
+	// that Result.Record maps: it stays valid until the program's next
+	// run with Record, or its Close.
 	Breakdown bool
 	Record    bool
 	// Progress, when not nil, is set to the number of completed ops
@@ -252,14 +255,10 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if err := e.setModel(&opt); err != nil {
 		return nil, err
 	}
-	if p.win != nil && (e.m != nil || opt.Record) {
-		what := "Options.Record"
-		if e.m != nil {
-			what = "model " + opt.Model.String()
-		}
-		return nil, fmt.Errorf("sim: %s keeps state for every op; a streamed program runs without it (LogGOPS, LogGP or LogP, no per-op record)", what)
+	var err error
+	if e.x, err = newExtras(p, &opt); err != nil {
+		return nil, err
 	}
-	e.x = newExtras(p, &opt)
 	if e.x != nil {
 		e.x.scale = e.scale
 	}
@@ -267,7 +266,10 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if err := e.start(); err != nil {
 		return nil, err
 	}
-	res := e.result(&opt)
+	res, err := e.result(&opt)
+	if err != nil {
+		return nil, err
+	}
 	if e.done != p.NumOps() || e.posted.len() > 0 || e.implicit > 0 || e.unexpected.len() > 0 {
 		return res, e.stuck()
 	}
@@ -275,7 +277,7 @@ func (p *Program) run(opt Options) (*Result, error) {
 }
 
 // result gives the outcome of the run, in ns.
-func (e *engine) result(opt *Options) *Result {
+func (e *engine) result(opt *Options) (*Result, error) {
 	p := e.p
 	res := &Result{Params: opt.Params, NumRanks: p.NumRanks, NumOps: p.NumOps(), PerRank: make([]int64, p.NumRanks),
 		Events: e.events - e.waits, QueueOps: e.events - uint64(p.implicit) + e.wl.pops, scale: e.scale}
@@ -298,20 +300,30 @@ func (e *engine) result(opt *Options) *Result {
 	}
 	x := e.x
 	if x == nil {
-		return res
+		return res, nil
 	}
 	if x.prog != nil {
 		x.prog.Store(int64(e.done))
 	}
 	res.Record = x.rec
-	if e.scale != 1 && x.rec != nil {
+	switch {
+	case x.rec != nil && e.win != nil:
+		raw, rec, err := e.win.finishRecord(p, e.scale)
+		if err != nil {
+			return nil, err
+		}
+		res.Record = rec
+		if e.scale != 1 {
+			res.rawRec = raw
+		}
+	case e.scale != 1 && x.rec != nil:
 		res.rawRec = x.rec
 		res.Record = recordNs(x.rec, e.scale)
 	}
 	if x.bd != nil {
 		res.Breakdown = e.finishBreakdown(res.PerRank)
 	}
-	return res
+	return res, nil
 }
 
 // start runs the event loop from the state at time 0. A streamed program

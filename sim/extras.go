@@ -80,39 +80,60 @@ type extras struct {
 	scale int64 // the engine's ticks per ns: noise and the network count ns
 	noise *noise.Model
 	net   *topology.Network
-	netH  []int32 // per op (sends): network handle
+	netH  []int32 // per op (sends): network handle + 1, 0 for topology.NoFlow
 	park  []event // per op (sends): parked arrival (Flow)
 	bd    []Breakdown
 	rec   []OpRecord
 	prog  *atomic.Int64
 }
 
-func newExtras(p *Program, opt *Options) *extras {
+// initialRecord is an op's record before the run reaches it.
+var initialRecord = OpRecord{End: -1, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: -1}
+
+// newExtras returns what the run with opt adds to the engine, nil for a
+// plain run. The record of a streamed program is its record file
+// (streamrec.go), which window.load initialises op by op.
+func newExtras(p *Program, opt *Options) (*extras, error) {
+	if p.win != nil {
+		p.win.recOn, p.win.cols = false, p.win.cols[:0]
+	}
 	if opt.Noise == nil && (opt.Network == nil || opt.Network.Model() == topology.None) && !opt.Breakdown && !opt.Record && opt.Progress == nil {
-		return nil
+		return nil, nil
 	}
 	x := &extras{noise: opt.Noise, prog: opt.Progress, scale: 1}
 	if n := opt.Network; n != nil && n.Model() != topology.None {
 		n.Reset()
 		x.net = n
-		x.netH = make([]int32, len(p.ops))
-		for i := range x.netH {
-			x.netH[i] = topology.NoFlow
-		}
-		if n.Model() == topology.Flow {
-			x.park = make([]event, len(p.ops))
+		flow := n.Model() == topology.Flow
+		if p.win != nil {
+			var err error
+			if x.netH, x.park, err = p.win.netColumns(p, flow); err != nil {
+				return nil, err
+			}
+		} else {
+			x.netH = make([]int32, len(p.ops))
+			if flow {
+				x.park = make([]event, len(p.ops))
+			}
 		}
 	}
 	if opt.Breakdown {
 		x.bd = make([]Breakdown, p.NumRanks)
 	}
-	if opt.Record {
+	switch {
+	case opt.Record && p.win != nil:
+		rec, err := p.win.records(p)
+		if err != nil {
+			return nil, err
+		}
+		x.rec = rec
+	case opt.Record:
 		x.rec = make([]OpRecord, len(p.ops))
 		for i := range x.rec {
-			x.rec[i] = OpRecord{End: -1, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: -1}
+			x.rec[i] = initialRecord
 		}
 	}
-	return x
+	return x, nil
 }
 
 // charge returns the noise that CPU work of length ticks at t on rank r
@@ -151,7 +172,7 @@ func (e *engine) wake(head int64) {
 		}
 		ev := e.x.park[id]
 		ev.time = max(e.fromNetNs(ev, t), e.now)
-		e.x.netH[id] = topology.NoFlow
+		e.x.netH[id] = 0
 		e.push(ev)
 		// The arrival just queued is the new head: the network must not
 		// advance past it before it is processed (it may start sends).
@@ -164,7 +185,7 @@ func (e *engine) wake(head int64) {
 // topology.Never when the arrival is parked until wake hands it back.
 func (e *engine) netArrive(ev event) int64 {
 	x := e.x
-	h := x.netH[ev.op]
+	h := x.netH[ev.op] - 1
 	if h == topology.NoFlow {
 		return ev.time
 	}
@@ -175,7 +196,7 @@ func (e *engine) netArrive(ev event) int64 {
 		return at
 	}
 	if at == now {
-		x.netH[ev.op] = topology.NoFlow
+		x.netH[ev.op] = 0
 		return ev.time
 	}
 	return e.fromNetNs(ev, at)
@@ -240,7 +261,7 @@ func (e *engine) sendHooks(ev event, t int64, size uint64, cpuEnd, nicBusy int64
 	}
 	cpuEnd += n
 	if x.net != nil {
-		x.netH[ev.op] = x.net.Start(x.nsOf(t), ev.rank, e.ops[ev.op].peer, int64(size), ev.op)
+		x.netH[ev.op] = x.net.Start(x.nsOf(t), ev.rank, e.ops[ev.op].peer, int64(size), ev.op) + 1
 	}
 	if x.rec != nil {
 		r := &x.rec[ev.op]

@@ -71,11 +71,6 @@ func (m Model) String() string {
 	return "model(" + strconv.Itoa(int(m)) + ")"
 }
 
-// Streams reports whether a streamed program (ReadProgramStream) can run
-// the model: LogGOPS, LogGP and LogP, which keep no state per op beyond
-// the op records.
-func (m Model) Streams() bool { return m <= LogP }
-
 // Title returns the model's name as the literature writes it.
 func (m Model) Title() string {
 	switch m {
@@ -484,7 +479,7 @@ type msgCost struct {
 	sendCPU, sendNIC, flight, recvCPU, recvNIC int64
 }
 
-// Phases of a message under LogGPS (modelState.phase), by send op.
+// Phases of a message under LogGPS (gpsPhase), by send op.
 const (
 	phData uint8 = iota // an eager message, or the data of a rendezvous
 	phRTS               // request to send, travelling to the receiver or waiting there
@@ -505,7 +500,10 @@ type modelState struct {
 	plL            int64 // PLogP
 	plOs, plOr, pg interp
 
-	strideIdx []uint32 // Log3P: per op, 1 + index into mwCost, 0 if contiguous
+	// Log3P: the sends labelled with a stride, ascending, and their
+	// pack and unpack costs (a table of the labelled ops, not one entry
+	// per op, so that a streamed run keeps no state per op).
+	strideOps []int32
 	mwCost    [][2]int64
 
 	// LogfP: per (rank, NIC) f drain times for sending and as many for
@@ -520,10 +518,18 @@ type modelState struct {
 	dlast         []int64
 	lastSend      []int64
 
-	// LogGPS: per send op, its phase and its matched receive.
-	phase []uint8
-	match []int32
+	// LogGPS: a started send keeps its phase and matched receive in
+	// its record's tm (gpsState), not beside it.
+	handshake bool
 }
+
+// Under LogGPS, a send that has started no longer needs its ready time:
+// its record's tm holds match<<2 | phase, the receive matched at its
+// request to send and the phase its message is in. A streamed run thus
+// keeps this state only while the send's record is loaded.
+func gpsPhase(o *opRec) uint8            { return uint8(o.tm & 3) }
+func gpsMatch(o *opRec) int32            { return int32(o.tm >> 2) }
+func setGPS(o *opRec, ph uint8, r int32) { o.tm = int64(r)<<2 | int64(ph) }
 
 // loopModels is engine.loop for the models with their own engine path
 // (engine.m not nil): the same loop, with the models' send, receive and
@@ -561,7 +567,7 @@ func (e *engine) loopModels() {
 			case goal.Send:
 				e.sendModel(ev)
 			case goal.Recv:
-				if e.m.phase != nil { // LogGPS
+				if e.m.handshake { // LogGPS
 					e.recvModel(ev)
 				} else {
 					e.recv(ev)
@@ -616,21 +622,8 @@ func (e *engine) setModel(opt *Options) error {
 		m.plOs, m.plOr, m.pg = newInterp(x, os, e.scale), newInterp(x, or, e.scale), newInterp(x, g, e.scale)
 		e.eager = math.MaxInt64
 	case Log3P:
-		t := newMWTable(mp.Log3P, e.scale)
-		for g, name := range e.p.labels {
-			if e.ops[g].kind() != goal.Send {
-				continue
-			}
-			d, ok := StrideOf(name)
-			if !ok {
-				continue
-			}
-			if m.strideIdx == nil {
-				m.strideIdx = make([]uint32, nops)
-			}
-			pk, up := t.at(e.ops[g].bytes(), d)
-			m.mwCost = append(m.mwCost, [2]int64{pk, up})
-			m.strideIdx[g] = uint32(len(m.mwCost))
+		if err := e.strideTable(m, newMWTable(mp.Log3P, e.scale)); err != nil {
+			return err
 		}
 	case LogfP:
 		f := mp.LogfP
@@ -660,9 +653,36 @@ func (e *engine) setModel(opt *Options) error {
 		if 4*int64(nops) >= 1<<32 {
 			return fmt.Errorf("sim: loggps: %d ops; the handshake takes at most %d", nops, (1<<32)/4-1)
 		}
-		m.phase = make([]uint8, nops)
-		m.match = make([]int32, nops)
+		m.handshake = true
 	}
+	return nil
+}
+
+// strideTable fills m's table of the sends labelled with a stride and
+// their pack and unpack costs under t. A streamed program reads the
+// labelled ops' sizes from its spill file.
+func (e *engine) strideTable(m *modelState, t mwTable) error {
+	for g, name := range e.p.labels {
+		if _, ok := StrideOf(name); ok {
+			m.strideOps = append(m.strideOps, g)
+		}
+	}
+	slices.Sort(m.strideOps)
+	ops := m.strideOps[:0]
+	for _, g := range m.strideOps {
+		in, err := e.p.opInfo(g)
+		if err != nil {
+			return err
+		}
+		if in.Kind != goal.Send {
+			continue
+		}
+		d, _ := StrideOf(e.p.labels[g])
+		pk, up := t.at(in.Size, d)
+		ops = append(ops, g)
+		m.mwCost = append(m.mwCost, [2]int64{pk, up})
+	}
+	m.strideOps = ops
 	return nil
 }
 
@@ -683,9 +703,9 @@ func (e *engine) cost(g int32, size uint64) msgCost {
 		recvCPU: co.o + max(co.O(b), co.G(b)), recvNIC: co.g + co.G(b)}
 	switch m.kind {
 	case Log3P:
-		if m.strideIdx != nil {
-			if i := m.strideIdx[g]; i != 0 {
-				mw := m.mwCost[i-1]
+		if len(m.strideOps) > 0 {
+			if i, ok := slices.BinarySearch(m.strideOps, g); ok {
+				mw := m.mwCost[i]
 				c.sendCPU += mw[0]
 				c.flight += mw[0]
 				c.recvCPU += mw[1]
@@ -777,7 +797,7 @@ func (e *engine) sendModel(ev event) {
 		if x := e.x; x != nil && x.rec != nil {
 			x.rec[ev.op].Start = t
 		}
-		m.phase[ev.op] = phRTS
+		setGPS(o, phRTS, 0)
 		e.push(event{time: t + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(o.peer)), op: ev.op, rank: ev.rank})
 		e.seq++
 		return // completes when its data has left (arrivalModel, phCTS)
@@ -810,6 +830,9 @@ func (e *engine) sendModel(ev event) {
 	e.push(event{time: t + mc.flight, key: e.seq<<32 | keyArrival | uint64(uint32(o.peer)), op: ev.op, rank: ev.rank})
 	e.seq++
 	if int64(size) <= e.eager {
+		if m.handshake {
+			setGPS(o, phData, 0)
+		}
 		e.completed(ev.rank, ev.op, cpuEnd)
 	} else {
 		o.tm = cpuEnd
@@ -818,7 +841,6 @@ func (e *engine) sendModel(ev event) {
 
 // recvModel is engine.recv under LogGPS.
 func (e *engine) recvModel(ev event) {
-	m := e.m
 	o := &e.ops[ev.op]
 	t := ev.time
 	o.pend = stStarted
@@ -835,13 +857,16 @@ func (e *engine) recvModel(ev event) {
 	if e.x != nil && e.x.rec != nil {
 		e.x.matched(s.op, ev.op)
 	}
-	if m.phase[s.op] == phRTS {
+	if so := &e.ops[s.op]; gpsPhase(so) == phRTS {
 		// The request waited here: clear to send now, from this rank.
-		m.match[s.op] = ev.op
+		setGPS(so, phRTS, ev.op)
 		e.clearToSend(ev.rank, s.src, s.op, t)
 		return
 	}
 	e.completed(ev.rank, ev.op, t)
+	if e.win != nil {
+		e.win.finish(e.p, s.op)
+	}
 }
 
 // clearToSend sends the CTS of rendezvous send g of rank s from its
@@ -854,7 +879,7 @@ func (e *engine) clearToSend(q, s, g int32, t int64) {
 	*cpu = e.ctlCPU(int64(q), tc, co.o, true)
 	*nic = tc + co.g
 	e.modelCheck(s, g, tc, "clear to send for", *cpu, *nic, tc+co.o+co.L)
-	e.m.phase[g] = phCTS
+	setGPS(&e.ops[g], phCTS, gpsMatch(&e.ops[g]))
 	e.push(event{time: tc + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(s)), op: g, rank: q})
 	e.seq++
 }
@@ -883,8 +908,8 @@ func (e *engine) arrivalModel(ev event) {
 	cpu, nic := e.clock(q, c), e.clock(q, e.nc+e.nn+n)
 	m := e.m
 	ph := phData
-	if m.phase != nil {
-		ph = m.phase[ev.op]
+	if m.handshake {
+		ph = gpsPhase(o)
 	}
 	at := ev.time
 	if e.x != nil && (ph == phData || ph == phRdv) {
@@ -918,7 +943,7 @@ func (e *engine) arrivalModel(ev event) {
 		if e.x != nil && e.x.rec != nil {
 			e.x.matched(ev.op, r)
 		}
-		m.match[ev.op] = r
+		setGPS(o, phRTS, r)
 		e.clearToSend(q, ev.rank, ev.op, cpuEnd)
 		return
 	}
@@ -936,7 +961,10 @@ func (e *engine) arrivalModel(ev event) {
 		*nic = t + mc.recvNIC
 	}
 	if ph == phRdv {
-		e.completed(q, m.match[ev.op], cpuEnd)
+		e.completed(q, gpsMatch(o), cpuEnd)
+		if e.win != nil {
+			e.win.finish(e.p, ev.op)
+		}
 		return
 	}
 	r, ok := e.takePosted(q, ev.rank, o.tag)
@@ -951,6 +979,9 @@ func (e *engine) arrivalModel(ev event) {
 		e.rendezvousMatched(ev.rank, ev.op, t)
 	}
 	e.completed(q, r, cpuEnd)
+	if e.win != nil {
+		e.win.finish(e.p, ev.op)
+	}
 }
 
 // sendData sends the data of rendezvous send g from its rank s, whose
@@ -968,7 +999,7 @@ func (e *engine) sendData(q, s, g int32, t int64) {
 	e.modelCheck(s, g, td, "rendezvous data of", cpuEnd, td+mc.sendNIC, td+mc.flight)
 	*cpu = cpuEnd
 	*nic = td + mc.sendNIC
-	e.m.phase[g] = phRdv
+	setGPS(&e.ops[g], phRdv, gpsMatch(&e.ops[g]))
 	e.push(event{time: td + mc.flight, key: e.seq<<32 | keyArrival | uint64(uint32(q)), op: g, rank: s})
 	e.seq++
 	e.completed(s, g, cpuEnd)

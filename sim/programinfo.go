@@ -29,6 +29,12 @@ type Edge struct {
 // spill file, a unit at a time: slow, and the zero OpInfo but for Rank and
 // Index if the file cannot be read.
 func (p *Program) OpInfo(g int32) OpInfo {
+	info, _ := p.opInfo(g)
+	return info
+}
+
+// opInfo is OpInfo with the error reading a streamed program's spill file.
+func (p *Program) opInfo(g int32) (OpInfo, error) {
 	r := p.rankOf(g)
 	info := OpInfo{Rank: r, Index: g - p.rankStart[r]}
 	var o *opRec
@@ -36,7 +42,7 @@ func (p *Program) OpInfo(g int32) OpInfo {
 	if p.win != nil {
 		rec, c, _, err := p.win.static(p, int32(r), g, nil)
 		if err != nil {
-			return info
+			return info, err
 		}
 		o, cn = &rec, c
 	} else {
@@ -47,7 +53,7 @@ func (p *Program) OpInfo(g int32) OpInfo {
 	}
 	info.Kind, info.Peer, info.Tag, info.Size = o.kind(), o.peer, o.tag, o.bytes()
 	info.CPU, info.NIC = uint16(cn>>16), uint16(cn)
-	return info
+	return info, nil
 }
 
 // Label returns the label of op g: the one the schedule gave it ("" when

@@ -60,6 +60,7 @@ import (
 	"math/bits"
 	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
@@ -101,7 +102,8 @@ type StreamStats struct {
 // that loads from it.
 type window struct {
 	f        *os.File
-	name     string // removed by Close when it could not be unlinked at once
+	name     string        // removed by Close when it could not be unlinked at once
+	refs     *atomic.Int32 // windows sharing f (Program.Share); nil for one
 	unit     int32
 	multi    bool     // the program has CPU and NIC numbers (Program.cn)
 	cnCol    bool     // the units have a column of them (see the top of this file)
@@ -123,6 +125,19 @@ type window struct {
 	stats                          StreamStats
 	recBytes                       int
 	numOps                         int32
+
+	// The per-op record (streamrec.go): dir is where its files go; rec
+	// and recNs are created at the first run with Options.Record, and
+	// recOn says whether the current run writes rec.
+	dir        string
+	rec, recNs *recFile
+	recOn      bool
+	// net holds a congestion network's per-op state (opcolumn.go); cols
+	// are the per-op columns the current run keeps up to date.
+	net  *netCol
+	cols []*pagedCol
+	// units decoded for static (streamcache.go)
+	cache *[unitCacheSize]cachedUnit
 }
 
 // spillError is a failure to read the spill file during a run; the event
@@ -175,7 +190,7 @@ func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func()
 	// A text's units always have the CPU and NIC column: whether one is
 	// used is known only at its end.
 	multi := h.NumCPUs > 1 || h.NumNICs > 1
-	w := &window{f: f, unit: int32(unit), multi: multi, cnCol: multi || numRanks != nil}
+	w := &window{f: f, unit: int32(unit), multi: multi, cnCol: multi || numRanks != nil, dir: dir}
 	if os.Remove(f.Name()) != nil {
 		w.name = f.Name()
 	}
@@ -521,6 +536,9 @@ func (w *window) begin(p *Program) {
 	copy(w.dlive, w.dliveInit)
 	copy(w.clive, w.cliveInit)
 	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units}
+	for _, c := range w.cols {
+		c.begin()
+	}
 	for r := range w.hi {
 		w.hi[r] = p.rankStart[r]
 	}
@@ -543,6 +561,9 @@ func (w *window) load(p *Program, r, upto int32) {
 		}
 		if err := w.readUnit(u, lo, p.ops[lo:hi], cn, p.deps[w.listAt[u]:w.listAt[u+1]]); err != nil {
 			panic(spillError{err})
+		}
+		if w.recOn {
+			w.rec.load(lo, hi)
 		}
 		w.hi[r] = hi
 		w.stats.Loads++
@@ -637,6 +658,9 @@ func (w *window) finish(p *Program, g int32) {
 			dropPage(w.cnMem, int(pg), w.cShift+2)
 		}
 	}
+	for _, c := range w.cols {
+		c.finish(g)
+	}
 	pg := g >> w.opShift
 	if w.live[pg]--; w.live[pg] == 0 {
 		dropPage(w.opsMem, int(pg), w.opShift+5)
@@ -664,13 +688,8 @@ func (w *window) static(p *Program, r, g int32, buf []Edge) (opRec, uint32, []Ed
 	lo := base + k*w.unit
 	hi := min(lo+w.unit, p.rankStart[r+1])
 	u := w.rankUnit[r] + k
-	recs := make([]opRec, hi-lo)
-	var cn []uint32
-	if w.multi {
-		cn = make([]uint32, hi-lo)
-	}
-	deps := make([]uint32, w.listAt[u+1]-w.listAt[u])
-	if err := w.readUnit(u, lo, recs, cn, deps); err != nil {
+	recs, cn, deps, err := w.cachedUnit(u, lo, hi)
+	if err != nil {
 		return opRec{}, 0, buf, err
 	}
 	o := recs[g-lo]
@@ -720,11 +739,25 @@ func (w *window) close() error {
 	unmapMem(w.depsMem)
 	unmapMem(w.cnMem)
 	w.opsMem, w.depsMem, w.cnMem = nil, nil, nil
-	err := w.f.Close()
-	if w.name != "" {
-		if rerr := os.Remove(w.name); err == nil {
-			err = rerr
+	var err error
+	if w.refs == nil || w.refs.Add(-1) == 0 {
+		err = w.f.Close()
+		if w.name != "" {
+			if rerr := os.Remove(w.name); err == nil {
+				err = rerr
+			}
 		}
+	}
+	for _, rf := range []*recFile{w.rec, w.recNs} {
+		if rf != nil {
+			if rerr := rf.close(); err == nil {
+				err = rerr
+			}
+		}
+	}
+	if w.net != nil {
+		unmapMem(w.net.h.mem)
+		unmapMem(w.net.park.mem)
 	}
 	return err
 }

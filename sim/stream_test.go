@@ -13,6 +13,7 @@ import (
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/pattern"
+	"github.com/gopsim/gopsim/topology"
 )
 
 func binaryOf(t testing.TB, s *goal.Schedule) []byte {
@@ -81,13 +82,13 @@ func TestStreamMatchesMemory(t *testing.T) {
 					// Options with a fresh noise model each time: a model
 					// counts what it charged.
 					opts := func() []Options {
-						o := []Options{{Params: par}, {Params: par, Breakdown: true, Queue: HeapQueue}}
+						o := []Options{{Params: par}, {Params: par, Breakdown: true, Queue: HeapQueue, Record: true}}
 						if pi == 0 {
 							nm, err := noise.New(noise.Config{Seed: 7, PeriodNs: 1000, PeriodDurNs: 37, Stragglers: []int32{1}, Factor: 1.5}, mem.NumRanks)
 							if err != nil {
 								t.Fatal(err)
 							}
-							o = append(o, Options{Params: par, Noise: nm, Breakdown: true})
+							o = append(o, Options{Params: par, Noise: nm, Breakdown: true, Record: true})
 						}
 						return o
 					}
@@ -97,6 +98,9 @@ func TestStreamMatchesMemory(t *testing.T) {
 							got, err := p.Run(opts()[oi])
 							if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 								t.Fatalf("unit %d, options %d, run %d: got %+v, %v; in memory %+v, %v", unit, oi, run, got, err, want, werr)
+							}
+							if werr == nil && want.Record != nil {
+								samePath(t, p, got, mem, want)
 							}
 							st, ok := p.Stream()
 							if !ok || (st.Loads < int64(p.NumRanks) && p.NumOps() >= p.NumRanks) {
@@ -402,4 +406,219 @@ func FuzzReadTextProgramStream(f *testing.F) {
 		}
 		checkStreamedRun(t, p, mem)
 	})
+}
+
+// strideSchedule is TestModelsWithExtras's schedule: a labelled
+// non-contiguous send (log3P), rendezvous messages both ways (LogGPS) and
+// a wildcard receive.
+const strideSchedule = `num_ranks 3
+rank 0 {
+stride512: send 100000b to 1
+b: calc 100
+b requires stride512
+send 8b to 2
+send 8b to 2
+recv 100000b from 2
+}
+rank 1 {
+w: calc 20000
+r: recv 100000b from -1
+r requires w
+}
+rank 2 {
+recv 8b from 0
+recv 8b from 0
+send 100000b to 0
+}
+`
+
+// modelParams are parameters with a section for every model that has
+// one beyond LogGOPS's: LogfP bursts of 2 and a log3P table.
+func modelParams() Params {
+	p := DefaultParams()
+	p.LogfP = &LogfPParams{F: 2, OBurst: 30}
+	p.Log3P = &Log3PParams{Points: []Log3PPoint{{Size: 100000, Stride: 512, Pack: 7000, Unpack: 9000}, {Size: 8, Stride: 64, Pack: 10, Unpack: 20}}}
+	return p
+}
+
+// TestStreamModelsMatchMemory: every model, with noise, a breakdown and a
+// congested network, gives a streamed program exactly what it gives the
+// program held in memory, and a finished run leaves no op record loaded.
+func TestStreamModelsMatchMemory(t *testing.T) {
+	type named struct {
+		name string
+		s    *goal.Schedule
+	}
+	st, err := goal.ReadText(strings.NewReader(strideSchedule), "stride.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []named{{"stride", st}}
+	for _, f := range conformanceGoals() {
+		cases = append(cases, named{filepath.Base(f), loadText(t, f)})
+	}
+	for _, c := range []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{{"allreduce_recdoub", 64, 1 << 16}, {"linear_alltoall", 17, 100}, {"binomialtreebcast", 200, 1 << 20}, {"dissemination", 33, 8}} {
+		cases = append(cases, named{fmt.Sprintf("%s_%d", c.name, c.ranks), patternSchedule(t, c.name, c.ranks, c.size)})
+	}
+	g, err := topology.Generate("fattree:k=4,n=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := modelParams()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bin := binaryOf(t, c.s)
+			mem, err := ReadProgram(bytes.NewReader(bin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := streamed(t, bin, 3)
+			for _, m := range Models() {
+				opts := func() []Options {
+					nm, err := noise.New(noise.Config{Seed: 7, PeriodNs: 1000, PeriodDurNs: 37, Stragglers: []int32{1}, Factor: 1.5}, mem.NumRanks)
+					if err != nil {
+						t.Fatal(err)
+					}
+					o := []Options{{Params: par, Model: m}, {Params: par, Model: m, Noise: nm, Breakdown: true, Record: true}}
+					for _, model := range []topology.Model{topology.Simple, topology.Flow} {
+						lm, err := topology.Linear(g, mem.NumRanks, (mem.NumRanks+g.NumHosts()-1)/g.NumHosts())
+						if err != nil {
+							t.Fatal(err)
+						}
+						net, err := topology.NewNetwork(g, lm, topology.Options{Model: model})
+						if err != nil {
+							t.Fatal(err)
+						}
+						o = append(o, Options{Params: par, Model: m, Network: net, Queue: HeapQueue, Record: model == topology.Flow})
+					}
+					return o
+				}
+				for oi := range opts() {
+					wo, go_ := opts()[oi], opts()[oi]
+					want, werr := mem.Run(wo)
+					got, err := p.Run(go_)
+					if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s, options %d: got %+v, %v; in memory %+v, %v", m, oi, got, err, want, werr)
+					}
+					if werr == nil && want.Record != nil {
+						samePath(t, p, got, mem, want)
+					}
+					if wo.Network != nil && !reflect.DeepEqual(wo.Network.LinkStats(want.MaxTime, nil), go_.Network.LinkStats(got.MaxTime, nil)) {
+						t.Fatalf("%s, options %d: link statistics differ", m, oi)
+					}
+					if st, _ := p.Stream(); werr == nil && st.ResidentOps != 0 {
+						t.Fatalf("%s, options %d: %d op records still in memory after a finished run", m, oi, st.ResidentOps)
+					}
+				}
+			}
+		})
+	}
+}
+
+// samePath checks that the critical path of the streamed program's run
+// got is the one of the in-memory run want, or fails the same way.
+func samePath(t *testing.T, p *Program, got *Result, mem *Program, want *Result) {
+	t.Helper()
+	wp, werr := CriticalPath(mem, want)
+	// The streamed walk forgets every rank it has seen as soon as it
+	// needs another.
+	defer func(n int) { critCacheEntries = n }(critCacheEntries)
+	critCacheEntries = 0
+	gp, gerr := CriticalPath(p, got)
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gp, wp) {
+		t.Fatalf("critical path of the streamed run: %+v, %v; in memory %+v, %v", gp, gerr, wp, werr)
+	}
+}
+
+// TestStreamShare: shares of a streamed program run at the same time, on
+// their own goroutines, each exactly as the program held in memory, also
+// after the program they were shared from is closed; a program in memory
+// cannot be shared.
+func TestStreamShare(t *testing.T) {
+	bin := binaryOf(t, patternSchedule(t, "allreduce_recdoub", 64, 1<<16))
+	mem, err := ReadProgram(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Share(); err == nil {
+		t.Fatal("a program in memory was shared")
+	}
+	p, err := ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: t.TempDir(), Unit: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shares []*Program
+	for range 3 {
+		q, err := p.Share()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares = append(shares, q)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Share(); err == nil {
+		t.Fatal("a closed program was shared")
+	}
+	opts := func(i int) []Options {
+		par := DefaultParams()
+		par.L = float64(1000 * (i + 1))
+		return []Options{{Params: par, Record: i == 1}, {Params: par, Model: LogGPS, Record: i == 1}}
+	}
+	var wants [][]*Result
+	for i := range shares {
+		var w []*Result
+		for _, opt := range opts(i) {
+			want, err := mem.Run(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w = append(w, want)
+		}
+		wants = append(wants, w)
+	}
+	errs := make(chan error, len(shares))
+	for i, q := range shares {
+		go func() {
+			for k, opt := range opts(i) {
+				want, m := wants[i][k], opt.Model
+				got, err := q.Run(opt)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					errs <- fmt.Errorf("share %d, %s: %+v, %v; want %+v", i, m, got, err, want)
+					return
+				}
+			}
+			errs <- q.Close()
+		}()
+	}
+	for range shares {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestStreamRecordNoOps: a schedule without ops has an empty record,
+// streamed as in memory.
+func TestStreamRecordNoOps(t *testing.T) {
+	s, err := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\n}\nrank 1 {\n}\n"), "empty.goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := binaryOf(t, s)
+	mem, err := ReadProgram(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := streamed(t, bin, 1)
+	want, werr := mem.Run(Options{Params: DefaultParams(), Record: true})
+	got, err := p.Run(Options{Params: DefaultParams(), Record: true})
+	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || got.Record == nil {
+		t.Fatalf("%+v, %v; in memory %+v, %v", got, err, want, werr)
+	}
 }

@@ -213,21 +213,27 @@ func (e *engine) msgTooLate(r, g int32, t int64, co *cost, side string) {
 // recordNs returns the record rec, in ticks of 1/scale ns, in ns.
 func recordNs(rec []OpRecord, scale int64) []OpRecord {
 	out := make([]OpRecord, len(rec))
-	for i, r := range rec {
-		out[i] = OpRecord{Ready: toNs(r.Ready, scale), Start: toNs(r.Start, scale), CPUEnd: toNs(r.CPUEnd, scale),
-			End: toNs(r.End, scale), Delivered: toNs(r.Delivered, scale), Arrive: toNs(r.Arrive, scale),
-			RecvCPUEnd: toNs(r.RecvCPUEnd, scale), NICEnd: toNs(r.NICEnd, scale), RecvNICEnd: toNs(r.RecvNICEnd, scale),
-			Match: r.Match}
-		// Noise is the part of the CPU work beyond its length: rounded so
-		// that CPUEnd - Noise is the work's rounded end.
-		out[i].Noise = out[i].CPUEnd - toNs(r.CPUEnd-r.Noise, scale)
-		out[i].RecvNoise = out[i].RecvCPUEnd - toNs(r.RecvCPUEnd-r.RecvNoise, scale)
-		if r.RecvCPUEnd < 0 {
-			out[i].RecvNoise = r.RecvNoise
-		}
-		if r.CPUEnd < 0 {
-			out[i].Noise = r.Noise
-		}
+	for i := range rec {
+		out[i] = opRecordNs(&rec[i], scale)
+	}
+	return out
+}
+
+// opRecordNs returns one op's record r, in ticks of 1/scale ns, in ns.
+func opRecordNs(r *OpRecord, scale int64) OpRecord {
+	out := OpRecord{Ready: toNs(r.Ready, scale), Start: toNs(r.Start, scale), CPUEnd: toNs(r.CPUEnd, scale),
+		End: toNs(r.End, scale), Delivered: toNs(r.Delivered, scale), Arrive: toNs(r.Arrive, scale),
+		RecvCPUEnd: toNs(r.RecvCPUEnd, scale), NICEnd: toNs(r.NICEnd, scale), RecvNICEnd: toNs(r.RecvNICEnd, scale),
+		Match: r.Match}
+	// Noise is the part of the CPU work beyond its length: rounded so
+	// that CPUEnd - Noise is the work's rounded end.
+	out.Noise = out.CPUEnd - toNs(r.CPUEnd-r.Noise, scale)
+	out.RecvNoise = out.RecvCPUEnd - toNs(r.RecvCPUEnd-r.RecvNoise, scale)
+	if r.RecvCPUEnd < 0 {
+		out.RecvNoise = r.RecvNoise
+	}
+	if r.CPUEnd < 0 {
+		out.Noise = r.Noise
 	}
 	return out
 }

@@ -54,7 +54,13 @@
 // A factor stays a plain number.
 //
 // Each worker compiles the schedule once (sim.Compile) and runs every
-// point that shares its transformation on the compiled program.
+// point that shares its transformation on the compiled program. With
+// Options.Stream (gopsim sweep --stream on) the schedule is instead
+// spilled once per transformation (sim.ReadProgramStream; straight from
+// the input file when the spec transforms nothing, so that it is never
+// held in memory) and every worker runs its points on a share of it
+// (sim.Program.Share), keeping only each simulation's active window in
+// memory; the CSV is the same, byte for byte.
 //
 // Points are numbered from 0, the grid's first, as nested loops over its
 // dimensions in Dims order with the last innermost, then the listed ones.

@@ -109,6 +109,13 @@ type Options struct {
 	SyncInterval time.Duration
 	// Tool names the program in the meta file, e.g. "gopsim 0.1.0".
 	Tool string
+	// Stream runs the points on shares of one streamed program per
+	// transformation of the schedule (stream.go): memory follows each
+	// simulation's active window instead of a compiled copy of the
+	// schedule per worker; results are the same. SpillDir is where the
+	// spill files go ("" is os.TempDir()).
+	Stream   bool
+	SpillDir string
 }
 
 // Summary tells what Run did.
@@ -154,8 +161,25 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 	}
 	sum := Summary{Output: out, Points: sh.size(spec.NumPoints())}
 
-	sched, info, err := readSchedule(spec.InputPath())
-	if err != nil {
+	var (
+		sched *goal.Schedule
+		info  scheduleInfo
+		st    *streamed
+		err   error
+	)
+	if opt.Stream {
+		st = &streamed{dir: opt.SpillDir, progs: map[schedKey]*streamedEntry{}}
+		defer st.close()
+	}
+	if opt.Stream && !spec.transforms() {
+		var p *sim.Program
+		if p, info, err = readStreamed(spec.InputPath(), opt.SpillDir); err != nil {
+			return sum, err
+		}
+		e := &streamedEntry{p: p}
+		e.once.Do(func() {})
+		st.progs[schedKey{computeScale: 1, factor: 1}] = e
+	} else if sched, info, err = readSchedule(spec.InputPath()); err != nil {
 		return sum, err
 	}
 	ns := noiseSpec{cosched: spec.NoiseCosched, dist: spec.NoiseDist, alpha: spec.NoiseAlpha}
@@ -235,12 +259,16 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 	}
 	cache := newSchedCache(sched, workers+1)
 	cache.grid = spec.ExtrapolateGrid
+	if st != nil {
+		st.cache = cache
+	}
 	n := spec.NumPoints()
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var w worker
+			w := worker{st: st}
+			defer w.close()
 			for ctx.Err() == nil {
 				id := sh.Index + int(next.Add(1)-1)*sh.Count
 				if id >= n {
@@ -423,11 +451,28 @@ func (ns *noiseSpec) config(p *Point) noise.Config {
 type worker struct {
 	key  schedKey
 	prog *sim.Program
+	st   *streamed // with Options.Stream: prog is a share of one of its programs
+}
+
+// close releases the worker's share of a streamed program.
+func (w *worker) close() {
+	if w.st != nil && w.prog != nil {
+		w.prog.Close()
+	}
 }
 
 // simulate runs one point.
 func (w *worker) simulate(c *schedCache, ns *noiseSpec, p *Point) (Row, error) {
 	k := schedKey{computeScale: p.ComputeScale, factor: p.Extrapolate}
+	if w.st != nil && (w.prog == nil || w.key != k) {
+		w.close()
+		w.prog = nil
+		q, err := w.st.share(k)
+		if err != nil {
+			return Row{}, err
+		}
+		w.prog, w.key = q, k
+	}
 	if w.prog == nil || w.key != k {
 		s, err := c.get(k)
 		if err != nil {

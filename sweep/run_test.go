@@ -622,3 +622,35 @@ func TestOutputNotAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamMatchesMemory: a sweep on shares of one spilled schedule
+// (Options.Stream), straight from the file or per transformation of it,
+// on one worker or several, writes the CSV and the meta file of the sweep
+// that compiles a program per worker, byte for byte.
+func TestStreamMatchesMemory(t *testing.T) {
+	for _, spec := range []string{
+		`{"input": "pp.goal", "output": "pp.csv", "grid": {"L_ns": {"from": 0, "to": 3000, "step": 250}, "noise_period_ns": [0, 1000], "noise_period_length_ns": [100]}}`,
+		`{"input": "pp.goal", "output": "pp.csv", "grid": {"L_ns": {"from": 0, "to": 3000, "step": 500}, "compute_scale": [1, 2, 0.5]}}`,
+	} {
+		var ref, refMeta []byte
+		for _, c := range []struct {
+			stream  bool
+			workers int
+		}{{false, 1}, {true, 1}, {true, 3}} {
+			s := setup(t, "pp.json", spec)
+			sum := runSweep(t, s, Options{Workers: c.workers, Sort: true, Stream: c.stream, SpillDir: t.TempDir()})
+			data := readFile(t, s.OutputPath())
+			meta := bytes.ReplaceAll(readFile(t, MetaPath(s.OutputPath())), []byte(filepath.Dir(s.InputPath())), []byte("DIR"))
+			if ref == nil {
+				ref, refMeta = data, meta
+				if sum.Ran < 10 {
+					t.Fatalf("%d points", sum.Ran)
+				}
+				continue
+			}
+			if !bytes.Equal(data, ref) || !bytes.Equal(meta, refMeta) {
+				t.Errorf("%s\nstream %v, %d workers:\n%s\n%s\nin memory:\n%s\n%s", spec, c.stream, c.workers, data, meta, ref, refMeta)
+			}
+		}
+	}
+}

@@ -28,7 +28,7 @@ import (
 // Events are written rank by rank as they are found, through a buffer:
 // memory does not grow with the run.
 func WriteChrome(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
-	v, err := newView(p, res, opt)
+	v, err := newView(p, res, opt, false)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (c *chromeWriter) meta(r int) {
 // slice writes one busy interval, and the flow event it anchors.
 func (c *chromeWriter) slice(s slice) error {
 	v := c.v
-	in := v.p.OpInfo(s.op)
+	in := v.info(s.op)
 	c.event()
 	c.buf = append(c.buf, `"name": "`...)
 	c.buf = append(c.buf, sliceNames[s.kind]...)
@@ -138,7 +138,7 @@ func (c *chromeWriter) slice(s slice) error {
 	} else {
 		msg := in
 		if s.msg >= 0 {
-			msg = v.p.OpInfo(s.msg)
+			msg = v.info(s.msg)
 		}
 		peer := int64(msg.Peer)
 		if in.Kind == goal.Recv {

@@ -13,7 +13,8 @@
 // its send's o_send slice to the receiver's o_recv slice.
 //
 // A big run makes a big timeline, so Options bound it: a subset of ranks
-// (by default the first DefaultRanks) and a time window. Slices that
+// (by default every rank in Paraver's form and the first DefaultRanks in
+// Chrome's, which a viewer loads whole) and a time window. Slices that
 // overlap the window are written whole; a message is drawn when both its
 // ends are shown.
 //

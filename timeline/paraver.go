@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/gopsim/gopsim/goal"
@@ -34,7 +33,7 @@ const ParaverDate = "01/01/70 at 00:00"
 // WriteParaver writes the run as the Paraver trace PREFIX.prv with its
 // PREFIX.pcf and PREFIX.row, each replaced atomically (internal/atomicfile).
 func WriteParaver(prefix string, p *sim.Program, res *sim.Result, opt Options) error {
-	if _, err := newView(p, res, opt); err != nil {
+	if _, err := newView(p, res, opt, true); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(prefix+".prv", func(w io.Writer) error { return WritePRV(w, p, res, opt) }); err != nil {
@@ -57,6 +56,7 @@ type prvRec struct {
 	thread int32 // 0-based
 	end    int64 // state: end; event: value
 	val    int64 // state: state; event: type; communication: the send op
+	at, n  int32 // its line, in the rank's text (prvRuns.add)
 }
 
 // WritePRV writes the .prv trace. The header is
@@ -65,10 +65,10 @@ type prvRec struct {
 //
 // with the fixed date ParaverDate, FTIME the run's maximum finishing time,
 // and K nodes of C CPUs (C the CPUs per rank), one per shown rank, running
-// one application of K tasks (the shown ranks, in Options.Ranks order) of
-// C threads (one per CPU). CPU c of the i-th shown rank is Paraver CPU
-// i·C + c + 1. The body has, sorted by time (then record type, task,
-// thread):
+// one application of K tasks (the shown ranks, in Options.Ranks order:
+// every rank by default) of C threads (one per CPU). CPU c of the i-th
+// shown rank is Paraver CPU i·C + c + 1. The body has, sorted by time
+// (then record type, task, thread):
 //
 //	1:cpu:1:task:thread:begin:end:state          CPU work: StateCalc, StateSend, StateRecv, StateNoise
 //	2:cpu:1:task:thread:time:90000001:value      EventOp at the start (op index + 1) and end (0) of CPU work
@@ -81,15 +81,39 @@ type prvRec struct {
 // receive overhead. A tag of goal.AnyTag is written as 0. Gaps between
 // states are idle.
 //
-// The records of the shown ranks and window are sorted in memory (about
-// 48 bytes each); bound big runs with Options.
+// The records are sorted rank by rank in memory and merged from a
+// scratch file in Options.TempDir (prvsort.go): memory follows the
+// largest rank, not the run.
 func WritePRV(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
-	v, err := newView(p, res, opt)
+	v, err := newView(p, res, opt, true)
 	if err != nil {
 		return err
 	}
+	runs, err := newPrvRuns(opt.TempDir)
+	if err != nil {
+		return err
+	}
+	defer runs.close()
+	if err := v.prvRecords(runs); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if _, err := bw.Write(v.prvHeader()); err != nil {
+		return err
+	}
+	if err := runs.merge(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// prvRecords adds the records of each shown rank to runs, rank by rank,
+// with their lines.
+func (v *view) prvRecords(runs *prvRuns) error {
 	var recs []prvRec
+	var text []byte
 	for i, r := range v.ranks {
+		recs = recs[:0]
 		err := v.slices(r, func(s slice) error {
 			if s.track >= v.nc {
 				return nil // NICs are not Paraver threads
@@ -106,7 +130,7 @@ func WritePRV(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
 			}
 			recs = append(recs, prvRec{time: s.start, kind: 1, task: int32(i), thread: t, end: s.end, val: state})
 			if s.kind != sNoise {
-				idx := int64(v.p.OpInfo(s.op).Index) + 1
+				idx := int64(v.info(s.op).Index) + 1
 				recs = append(recs, prvRec{time: s.start, kind: 2, task: int32(i), thread: t, end: idx, val: EventOp},
 					prvRec{time: s.end, kind: 2, task: int32(i), thread: t, end: 0, val: EventOp})
 			}
@@ -118,29 +142,25 @@ func WritePRV(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
 		if err != nil {
 			return err
 		}
-	}
-	slices.SortStableFunc(recs, func(a, b prvRec) int {
-		switch {
-		case a.time != b.time:
-			return cmpInt64(a.time, b.time)
-		case a.kind != b.kind:
-			return int(a.kind) - int(b.kind)
-		case a.task != b.task:
-			return int(a.task - b.task)
-		case a.thread != b.thread:
-			return int(a.thread - b.thread)
-		case a.kind == 2 && (a.end == 0) != (b.end == 0):
-			if a.end == 0 { // an op's end before the next op's start
-				return -1
-			}
-			return 1
+		text = text[:0]
+		for k := range recs {
+			x := &recs[k]
+			x.at = int32(len(text))
+			text = v.prvLine(text, x)
+			x.n = int32(len(text)) - x.at
 		}
-		return 0
-	})
-	bw := bufio.NewWriterSize(w, 64<<10)
+		if err := runs.add(recs, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prvHeader returns the .prv header line.
+func (v *view) prvHeader() []byte {
 	b := make([]byte, 0, 256)
 	b = append(b, "#Paraver ("+ParaverDate+"):"...)
-	b = strconv.AppendInt(b, res.MaxTime, 10)
+	b = strconv.AppendInt(b, v.res.MaxTime, 10)
 	b = append(b, "_ns:"...)
 	k := len(v.ranks)
 	b = strconv.AppendInt(b, int64(k), 10)
@@ -162,63 +182,59 @@ func WritePRV(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(i+1), 10)
 	}
-	b = append(b, ")\n"...)
-	if _, err := bw.Write(b); err != nil {
-		return err
-	}
-	cpu := func(b []byte, task, thread int32) []byte {
-		b = strconv.AppendInt(b, int64(task)*int64(v.nc)+int64(thread)+1, 10)
-		b = append(b, ":1:"...)
-		b = strconv.AppendInt(b, int64(task)+1, 10)
+	return append(b, ")\n"...)
+}
+
+// prvCPU appends the cpu:appl:task:thread of a record.
+func (v *view) prvCPU(b []byte, task, thread int32) []byte {
+	b = strconv.AppendInt(b, int64(task)*int64(v.nc)+int64(thread)+1, 10)
+	b = append(b, ":1:"...)
+	b = strconv.AppendInt(b, int64(task)+1, 10)
+	b = append(b, ':')
+	return strconv.AppendInt(b, int64(thread)+1, 10)
+}
+
+// prvLine appends the .prv line of record x.
+func (v *view) prvLine(b []byte, x *prvRec) []byte {
+	b = append(b, '0'+x.kind, ':')
+	b = v.prvCPU(b, x.task, x.thread)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, x.time, 10)
+	switch x.kind {
+	case 1:
 		b = append(b, ':')
-		return strconv.AppendInt(b, int64(thread)+1, 10)
-	}
-	rec := v.res.Record
-	for _, x := range recs {
-		b = b[:0]
-		b = append(b, '0'+x.kind, ':')
-		b = cpu(b, x.task, x.thread)
+		b = strconv.AppendInt(b, x.end, 10)
 		b = append(b, ':')
-		b = strconv.AppendInt(b, x.time, 10)
-		switch x.kind {
-		case 1:
-			b = append(b, ':')
-			b = strconv.AppendInt(b, x.end, 10)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, x.val, 10)
-		case 2:
-			b = append(b, ':')
-			b = strconv.AppendInt(b, x.val, 10)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, x.end, 10)
-		case 3:
-			s := int32(x.val)
-			in := v.p.OpInfo(s)
-			sr := &rec[s]
-			c := v.costs.Of(in.Size)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, sr.Start+c.Overhead, 10)
-			b = append(b, ':')
-			b = cpu(b, v.slot[in.Peer], int32(in.CPU))
-			b = append(b, ':')
-			b = strconv.AppendInt(b, rec[sr.Match].End, 10)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, sr.Arrive, 10)
-			b = append(b, ':')
-			b = strconv.AppendUint(b, in.Size, 10)
-			b = append(b, ':')
-			t := in.Tag
-			if t == goal.AnyTag {
-				t = 0
-			}
-			b = strconv.AppendUint(b, uint64(t), 10)
+		b = strconv.AppendInt(b, x.val, 10)
+	case 2:
+		b = append(b, ':')
+		b = strconv.AppendInt(b, x.val, 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, x.end, 10)
+	case 3:
+		rec := v.res.Record
+		s := int32(x.val)
+		in := v.info(s)
+		sr := &rec[s]
+		c := v.costs.Of(in.Size)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, sr.Start+c.Overhead, 10)
+		b = append(b, ':')
+		b = v.prvCPU(b, v.slot[in.Peer], int32(in.CPU))
+		b = append(b, ':')
+		b = strconv.AppendInt(b, rec[sr.Match].End, 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, sr.Arrive, 10)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, in.Size, 10)
+		b = append(b, ':')
+		t := in.Tag
+		if t == goal.AnyTag {
+			t = 0
 		}
-		b = append(b, '\n')
-		if _, err := bw.Write(b); err != nil {
-			return err
-		}
+		b = strconv.AppendUint(b, uint64(t), 10)
 	}
-	return bw.Flush()
+	return append(b, '\n')
 }
 
 func cmpInt64(a, b int64) int {
@@ -279,7 +295,7 @@ VALUES
 // WriteROW writes the .row names: CPUs, nodes, tasks and threads, named
 // after the shown ranks.
 func WriteROW(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
-	v, err := newView(p, res, opt)
+	v, err := newView(p, res, opt, true)
 	if err != nil {
 		return err
 	}

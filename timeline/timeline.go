@@ -10,24 +10,53 @@ import (
 	"github.com/gopsim/gopsim/sim"
 )
 
-// DefaultRanks is how many ranks a timeline shows when Options.Ranks is
-// nil: ranks 0 to DefaultRanks-1.
+// DefaultRanks is how many ranks a Chrome timeline shows when
+// Options.Ranks is nil: ranks 0 to DefaultRanks-1 (a viewer loads the
+// JSON whole). A Paraver trace shows every rank by default.
 const DefaultRanks = 64
 
 // ErrNoRecord is returned for a result without per-op records.
 var ErrNoRecord = errors.New("timeline: the result has no per-op record (run with sim.Options.Record)")
 
-// Options bound a timeline. The zero value shows the first DefaultRanks
-// ranks over the whole run.
+// Options bound a timeline. The zero value shows the whole run: every
+// rank in Paraver, the first DefaultRanks in Chrome's form.
 type Options struct {
 	// Ranks are the ranks to show, in this order, each once; empty means
-	// the first DefaultRanks (or all, if fewer).
+	// every rank (Paraver) or the first DefaultRanks (Chrome; all, if
+	// fewer).
 	Ranks []int
 	// From and To are the time window in ns: what overlaps [From, To] is
 	// shown. To == 0 means the end of the run.
 	From, To int64
 	// Input names the schedule, for the files' metadata.
 	Input string
+	// TempDir is where WritePRV sorts the .prv body (a scratch file,
+	// removed at once); "" is os.TempDir().
+	TempDir string
+}
+
+// ShownRanks returns the ranks a timeline of a run of numRanks ranks
+// shows under opt, as a list such as "0-63" (Options.Ranks, or the
+// default of the format: every rank for Paraver, the first DefaultRanks
+// for Chrome).
+func ShownRanks(numRanks int, opt Options, paraver bool) string {
+	if len(opt.Ranks) > 0 {
+		return rankList(opt.Ranks)
+	}
+	return rankList(defaultRanks(numRanks, paraver))
+}
+
+// defaultRanks are the ranks shown without Options.Ranks.
+func defaultRanks(numRanks int, all bool) []int {
+	n := numRanks
+	if !all {
+		n = min(n, DefaultRanks)
+	}
+	r := make([]int, max(n, 0))
+	for i := range r {
+		r[i] = i
+	}
+	return r
 }
 
 // ParseRanks parses a rank list such as "0-15,32" (ranges inclusive).
@@ -96,9 +125,26 @@ type view struct {
 	to     int64 // inclusive; MaxInt64 without a bound
 	nc, nn int
 	input  string
+	read   int // records read since the record pages were last given back
 }
 
-func newView(p *sim.Program, res *sim.Result, opt Options) (*view, error) {
+// releaseEvery is how many records a writer reads between two calls of
+// Program.ReleaseRecordPages, which gives back the pages of a streamed
+// run's record that reading brought in (about 88 MiB).
+const releaseEvery = 1 << 20
+
+// info returns the static fields of op g, and counts a record read.
+func (v *view) info(g int32) sim.OpInfo {
+	if v.read++; v.read >= releaseEvery {
+		v.p.ReleaseRecordPages()
+		v.read = 0
+	}
+	return v.p.OpInfo(g)
+}
+
+// newView checks opt against the run; without Options.Ranks it shows
+// every rank when all is set, else the first DefaultRanks.
+func newView(p *sim.Program, res *sim.Result, opt Options, all bool) (*view, error) {
 	if res.Record == nil {
 		return nil, ErrNoRecord
 	}
@@ -116,10 +162,7 @@ func newView(p *sim.Program, res *sim.Result, opt Options) (*view, error) {
 	}
 	v.ranks = opt.Ranks
 	if len(v.ranks) == 0 {
-		v.ranks = make([]int, min(p.NumRanks, DefaultRanks))
-		for i := range v.ranks {
-			v.ranks[i] = i
-		}
+		v.ranks = defaultRanks(p.NumRanks, all)
 	}
 	v.slot = make([]int32, p.NumRanks)
 	for i := range v.slot {
@@ -176,7 +219,7 @@ func (v *view) slices(r int, fn func(s slice) error) error {
 		return nil
 	}
 	for g := lo; g < hi; g++ {
-		in := v.p.OpInfo(g)
+		in := v.info(g)
 		rc := &rec[g]
 		if rc.End < 0 && in.Kind != goal.Recv {
 			continue // never started (a failed run)
@@ -203,7 +246,7 @@ func (v *view) slices(r int, fn func(s slice) error) error {
 			if s < 0 || rec[s].Arrive < 0 {
 				continue
 			}
-			sin := v.p.OpInfo(s)
+			sin := v.info(s)
 			sr := &rec[s]
 			work := sr.RecvCPUEnd - sr.RecvNoise
 			err = emit(slice{kind: sORecv, track: int(sin.CPU), start: sr.Arrive, end: work, op: g, msg: s})
@@ -229,7 +272,7 @@ func (v *view) flow(s int32) bool {
 	if sr.Match < 0 || sr.Arrive < 0 {
 		return false
 	}
-	in := v.p.OpInfo(s)
+	in := v.info(s)
 	if v.slot[in.Rank] < 0 || in.Peer < 0 || int(in.Peer) >= len(v.slot) || v.slot[in.Peer] < 0 {
 		return false
 	}

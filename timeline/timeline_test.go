@@ -743,3 +743,119 @@ func TestFractionalParams(t *testing.T) {
 		}
 	}
 }
+
+// TestParaverAllRanks: without Options.Ranks a Paraver trace shows every
+// rank, beyond DefaultRanks, its body sorted over all of them (the merge
+// of the ranks' sorted runs), and is the trace of the list of all ranks
+// given explicitly; Chrome's form keeps to the first DefaultRanks, as
+// ShownRanks says.
+func TestParaverAllRanks(t *testing.T) {
+	const n = DefaultRanksPlus
+	p, res := runPattern(t, "mpi_allreduce", pattern.Params{Ranks: n, Size: 1000, Iterations: 3, Compute: 700, Algo: "recdoub"}, sim.DefaultParams())
+	var prv, row bytes.Buffer
+	if err := timeline.WritePRV(&prv, p, res, timeline.Options{TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := timeline.WriteROW(&row, p, res, timeline.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := checkParaver(t, prv.Bytes(), row.Bytes())
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	var explicit bytes.Buffer
+	if err := timeline.WritePRV(&explicit, p, res, timeline.Options{Ranks: all}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(explicit.Bytes(), prv.Bytes()) {
+		t.Errorf("the default trace differs from the one of every rank listed")
+	}
+	// Every calc, send and receive overhead of every rank is a state.
+	states := 0
+	for g := int32(0); g < int32(p.NumOps()); g++ {
+		if p.OpInfo(g).Kind != goal.Recv || res.Record[g].Match >= 0 {
+			states++
+		}
+	}
+	if got[1] != states || got[3] == 0 {
+		t.Errorf("records by type %v, want %d states and communications", got[1:], states)
+	}
+	if s := timeline.ShownRanks(n, timeline.Options{}, true); s != fmt.Sprintf("0-%d", n-1) {
+		t.Errorf("Paraver shows %q", s)
+	}
+	if s := timeline.ShownRanks(n, timeline.Options{}, false); s != fmt.Sprintf("0-%d", timeline.DefaultRanks-1) {
+		t.Errorf("Chrome shows %q", s)
+	}
+	_, count := validateChrome(t, chrome(t, p, res, timeline.Options{}))
+	if count["M"] != timeline.DefaultRanks*(2+3) {
+		t.Errorf("Chrome declares %d processes and threads, want %d ranks'", count["M"], timeline.DefaultRanks)
+	}
+}
+
+// DefaultRanksPlus is a run larger than Chrome's default.
+const DefaultRanksPlus = timeline.DefaultRanks + 36
+
+// TestStreamedMatchesMemory: the timelines of a streamed run (its record
+// in a file, its ops read from the spill file) are those of the run in
+// memory, byte for byte, in ns and in ps.
+func TestStreamedMatchesMemory(t *testing.T) {
+	g, err := pattern.New("mpi_allreduce", pattern.Params{Ranks: 70, Size: 100000, Iterations: 2, Compute: 900, Algo: "recdoub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := goal.NewSchedule(g.NumRanks())
+	if err := pattern.Write(g, s.AppendRank); err != nil {
+		t.Fatal(err)
+	}
+	var bin bytes.Buffer
+	if err := goal.WriteBinary(&bin, s); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := sim.ReadProgram(bytes.NewReader(bin.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sim.ReadProgramStream(bytes.NewReader(bin.Bytes()), sim.StreamOptions{Dir: t.TempDir(), Unit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	frac := sim.DefaultParams()
+	frac.L, frac.GapPerByte = 1234.5, 0.0125
+	for _, par := range []sim.Params{sim.DefaultParams(), frac} {
+		nm := func() *noise.Model {
+			m, err := noise.New(noise.Config{Seed: 3, PeriodNs: 5000, PeriodDurNs: 300}, 70)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		want, err := mem.Run(sim.Options{Params: par, Record: true, Noise: nm()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Run(sim.Options{Params: par, Record: true, Noise: nm()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := timeline.Options{Input: "x", TempDir: t.TempDir()}
+		if a, b := chrome(t, st, got, opt), chrome(t, mem, want, opt); !bytes.Equal(a, b) {
+			t.Errorf("L=%g: the Chrome timelines differ", par.L)
+		}
+		dir := t.TempDir()
+		if err := timeline.WriteParaver(filepath.Join(dir, "st"), st, got, opt); err != nil {
+			t.Fatal(err)
+		}
+		if err := timeline.WriteParaver(filepath.Join(dir, "mem"), mem, want, opt); err != nil {
+			t.Fatal(err)
+		}
+		for _, ext := range []string{".prv", ".pcf", ".row"} {
+			a, _ := os.ReadFile(filepath.Join(dir, "st"+ext))
+			b, _ := os.ReadFile(filepath.Join(dir, "mem"+ext))
+			if len(b) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("L=%g: the %s files differ (%d and %d bytes)", par.L, ext, len(a), len(b))
+			}
+		}
+	}
+}

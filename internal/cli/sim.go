@@ -245,14 +245,6 @@ func Sim(o SimOptions, w io.Writer) error {
 	}
 	o.Outputs.options(&opt)
 	o.Model.options(&opt)
-	if _, streamed := p.Stream(); streamed {
-		if opt.Record {
-			return fmt.Errorf("%s: --critical-path, --timeline and --paraver keep a record of every op, which a streamed run does not; use --stream off and enough memory", name)
-		}
-		if o.Model.all || !o.Model.model.Streams() {
-			return fmt.Errorf("%s: --model %s keeps state for every op; a streamed run takes loggops, loggp or logp (use --stream off and enough memory)", name, o.Model.flagName())
-		}
-	}
 	if o.Model.all {
 		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)
 	}
@@ -274,7 +266,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	bar.Finish()
 	noiseRep := o.Noise.report(opt.Noise, p.NumRanks)
 	netRep := o.Network.report(opt.Network, res)
-	outs, err := o.Outputs.results(p, res)
+	outs, err := o.Outputs.results(p, res, o.Memory.spillDir)
 	if err != nil {
 		return err
 	}

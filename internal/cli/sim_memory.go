@@ -43,7 +43,7 @@ func (m *simMemory) flags(fs *flag.FlagSet) {
 		}
 		return fmt.Errorf("%q: expected auto, on or off", v)
 	})
-	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs about 5 bytes per op")
+	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs about 5 bytes per op; with --critical-path, --timeline or --paraver, the record of the run goes there too (96 bytes per op, twice that with parameters in fractions of a ns), and --paraver sorts its trace there (about 35 bytes per line)")
 	fs.IntVar(&m.unit, "stream-unit", 0, "ops a streamed run loads at a time (default 128)")
 }
 

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +16,8 @@ import (
 
 // TestSimStream: a streamed run (--stream on, or auto under a memory
 // limit the program exceeds) prints exactly what the in-memory run prints,
-// plus the "stream" object; options that need every op in memory are
-// refused with a message saying why.
+// plus the "stream" object; bad streaming flags are refused with a
+// message saying why.
 func TestSimStream(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "ar.bin")
@@ -71,9 +73,6 @@ func TestSimStream(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--stream", "on", "--critical-path", f}, "keep a record of every op"},
-		{[]string{"--stream", "on", "--model", "logfp", f}, "--model logfp keeps state for every op"},
-		{[]string{"--stream", "on", "--model", "all", f}, "--model all"},
 		{[]string{"--stream", "maybe", f}, "expected auto, on or off"},
 		{[]string{"--stream", "on", "--stream-unit", "-3", f}, "stream unit of -3 ops"},
 		{[]string{"--stream", "on", "--spill-dir", filepath.Join(dir, "none"), f}, "spill file"},
@@ -175,5 +174,83 @@ func TestSimStreamProgress(t *testing.T) {
 		if !terminal && l != "" {
 			t.Errorf("not a terminal: log %q", l)
 		}
+	}
+}
+
+// TestSimStreamOutputs: every model, the critical path, the breakdown and
+// the timelines of a streamed run are those of the run in memory: the
+// same JSON (but for the "stream" object) and the same files, byte for
+// byte, with parameters in whole ns and in fractions of a ns. The text
+// output says which ranks each timeline shows.
+func TestSimStreamOutputs(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "ar.bin")
+	if code, _, errOut := run("gen", "-p", "mpi_allreduce", "--algo", "recdoub", "-s", "80", "-d", "100000", "--iterations", "3", "--compute", "500", "-o", f); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	strip := func(out string) string {
+		t.Helper()
+		var g map[string]any
+		if err := json.Unmarshal([]byte(out), &g); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		delete(g, "stream")
+		b, _ := json.Marshal(g)
+		return string(b)
+	}
+	for i, args := range [][]string{
+		{"--json", "--critical-path", "--breakdown", "--noise-period", "1000", "--noise-period-length", "50", "--timeline", "T.json", "--paraver", "P"},
+		{"--json", "--critical-path", "-L", "1234.5", "-G", "0.0125", "--timeline", "T.json", "--paraver", "P", "--timeline-ranks", "70-79,3"},
+		{"--json", "--model", "loggps", "--critical-path", "--paraver", "P"},
+		{"--json", "--model", "logfp", "--breakdown"},
+		{"--json", "--model", "all"},
+	} {
+		outs := map[string][2]string{}
+		for m, mode := range []string{"off", "on"} {
+			sub := filepath.Join(dir, fmt.Sprint(i, mode))
+			if err := os.Mkdir(sub, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			a := slices.Clone(args)
+			for k := range a {
+				if k > 0 && (a[k-1] == "--timeline" || a[k-1] == "--paraver") {
+					a[k] = filepath.Join(sub, a[k])
+				}
+			}
+			a = append(append([]string{"sim", "--stream", mode}, a...), f)
+			if mode == "on" {
+				a = append(a[:3], append([]string{"--spill-dir", sub}, a[3:]...)...)
+			}
+			code, out, errOut := run(a...)
+			if code != ExitOK {
+				t.Fatalf("%v: exit %d: %s", a, code, errOut)
+			}
+			o := outs["stdout"]
+			o[m] = strip(out)
+			outs["stdout"] = o
+			files, _ := filepath.Glob(filepath.Join(sub, "*"))
+			for _, name := range files {
+				data, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := outs[filepath.Base(name)]
+				o[m] = string(data)
+				outs[filepath.Base(name)] = o
+			}
+		}
+		for name, o := range outs {
+			if o[0] != o[1] || o[0] == "" {
+				t.Errorf("%v: %s: streamed (%d bytes) differs from in memory (%d bytes)", args, name, len(o[1]), len(o[0]))
+			}
+		}
+		if i < 3 && len(outs) < 2 {
+			t.Errorf("%v: no timeline written: %v", args, outs)
+		}
+	}
+	code, out, errOut := run("sim", "--stream", "on", "--spill-dir", dir, "--timeline", filepath.Join(dir, "t.json"), "--paraver", filepath.Join(dir, "p"), f)
+	if code != ExitOK || !strings.Contains(out, "t.json (Chrome trace events: Perfetto, chrome://tracing), ranks 0-63 of 80") ||
+		!strings.Contains(out, "p.prv, .pcf, .row, ranks 0-79 of 80") {
+		t.Errorf("exit %d, %s\n%s", code, errOut, out)
 	}
 }

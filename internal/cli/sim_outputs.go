@@ -35,17 +35,18 @@ func (s *simOutputs) flags(fs *flag.FlagSet) {
 	s.fs = fs
 	fs.BoolVar(&s.breakdown, "breakdown", false, "report where each rank's time went: calc, send and receive overhead, wait, noise, NIC busy (text: totals and the 5 slowest ranks; --json: every rank)")
 	fs.BoolVar(&s.critical, "critical-path", false, "report the chain of ops and messages that decides the finishing time, split into calc, overhead, latency, bandwidth, wait and noise")
-	fs.StringVar(&s.chrome, "timeline", "", "write a Chrome trace-event timeline to `FILE.json` (Perfetto, chrome://tracing)")
-	fs.StringVar(&s.paraver, "paraver", "", "write a Paraver trace: `PREFIX`.prv, PREFIX.pcf and PREFIX.row")
-	fs.StringVar(&s.ranks, "timeline-ranks", "", "`ranks` the timelines show, such as 0-15,32 (default: the first 64)")
+	fs.StringVar(&s.chrome, "timeline", "", "write a Chrome trace-event timeline to `FILE.json` (Perfetto, chrome://tracing) of ranks 0 to 63 unless --timeline-ranks says otherwise (a viewer loads the file whole)")
+	fs.StringVar(&s.paraver, "paraver", "", "write a Paraver trace of every rank (unless --timeline-ranks says otherwise): `PREFIX`.prv, PREFIX.pcf and PREFIX.row")
+	fs.StringVar(&s.ranks, "timeline-ranks", "", "`ranks` the timelines show, such as 0-15,32 (default: the first 64 in --timeline, every rank in --paraver)")
 	fs.StringVar(&s.window, "timeline-window", "", "time window `T0:T1` in ns the timelines show (either side may be empty)")
 }
 
 // options asks the engine for what the outputs need: the breakdown only
 // for --breakdown (it costs 64 bytes a rank and slows a large run down by
 // a tenth to a third, so a plain --json run, the one issue 4's table
-// measures, goes without), the per-op record (72 bytes per op) only for a
-// critical path or a timeline.
+// measures, goes without), the per-op record (96 bytes per op, in a file
+// next to the spill file for a streamed run) only for a critical path or
+// a timeline.
 func (s *simOutputs) options(opt *sim.Options) {
 	opt.Breakdown = s.breakdown
 	if s.critical || s.chrome != "" || s.paraver != "" {
@@ -109,7 +110,9 @@ type simResults struct {
 	files     []string // lines naming the timeline files written, for the text form
 }
 
-func (s *simOutputs) results(p *sim.Program, res *sim.Result) (*simResults, error) {
+// results computes the outputs of run res of p; tempDir is where the
+// Paraver trace is sorted ("" for the system's temporary directory).
+func (s *simOutputs) results(p *sim.Program, res *sim.Result, tempDir string) (*simResults, error) {
 	r := &simResults{showBD: s.breakdown}
 	if res.Breakdown != nil {
 		r.breakdown = newBreakdownReport(res, p.NumCPUs, s.breakdown)
@@ -127,7 +130,7 @@ func (s *simOutputs) results(p *sim.Program, res *sim.Result) (*simResults, erro
 		}
 		return r, nil
 	}
-	var opt timeline.Options
+	opt := timeline.Options{TempDir: tempDir}
 	if s.fs != nil && s.fs.NArg() == 1 {
 		opt.Input = s.fs.Arg(0)
 	}
@@ -150,13 +153,15 @@ func (s *simOutputs) results(p *sim.Program, res *sim.Result) (*simResults, erro
 		if err != nil {
 			return nil, fmt.Errorf("--timeline %s: %w", s.chrome, err)
 		}
-		r.files = append(r.files, "timeline:   "+s.chrome+" (Chrome trace events: Perfetto, chrome://tracing)")
+		r.files = append(r.files, fmt.Sprintf("timeline:   %s (Chrome trace events: Perfetto, chrome://tracing), ranks %s of %d",
+			s.chrome, timeline.ShownRanks(p.NumRanks, opt, false), p.NumRanks))
 	}
 	if s.paraver != "" {
 		if err := timeline.WriteParaver(s.paraver, p, res, opt); err != nil {
 			return nil, fmt.Errorf("--paraver: %w", err)
 		}
-		r.files = append(r.files, "paraver:    "+s.paraver+".prv, .pcf, .row")
+		r.files = append(r.files, fmt.Sprintf("paraver:    %s.prv, .pcf, .row, ranks %s of %d",
+			s.paraver, timeline.ShownRanks(p.NumRanks, opt, true), p.NumRanks))
 	}
 	return r, nil
 }

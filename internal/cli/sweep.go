@@ -29,6 +29,10 @@ type SweepOptions struct {
 	Progress progress.Options
 	Sort     bool
 	DryRun   bool
+	// Stream runs the points on shares of one spilled schedule
+	// (sweep.Options.Stream), its spill files in SpillDir.
+	Stream   bool
+	SpillDir string
 }
 
 func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
@@ -39,6 +43,18 @@ func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar and no timing on stderr (the bar is drawn only when stderr is a terminal)")
 	fs.BoolVar(&o.Sort, "sort", false, "when done, rewrite the CSV in point order (byte-identical whatever the completion order)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the points (the first 20) and the output file, simulate nothing")
+	fs.Func("stream", "`mode` on or off (default off): on spills the schedule once (per compute_scale and extrapolate_factor) and runs every point on it, each simulation keeping only its active window in memory, instead of a compiled copy of the schedule per worker (docs/performance.md); same results", func(v string) error {
+		switch v {
+		case "on", "true":
+			o.Stream = true
+		case "off", "false":
+			o.Stream = false
+		default:
+			return fmt.Errorf("%q: expected on or off", v)
+		}
+		return nil
+	})
+	fs.StringVar(&o.SpillDir, "spill-dir", "", "`directory` of the spill files of --stream on (default: the system's temporary directory)")
 	fs.Usage = func() { sweepUsage(fs.Output()) }
 	return fs
 }
@@ -199,8 +215,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopsim sweep: --workers %d: want a number of simulations at once, or 0 for every core\n", o.Workers)
 		return ExitUsage
 	}
-	if o.DryRun && (o.Sort || o.Workers != 0) {
-		fmt.Fprintln(stderr, "gopsim sweep: --dry-run simulates nothing: --sort and --workers have no effect with it")
+	if o.DryRun && (o.Sort || o.Workers != 0 || o.Stream) {
+		fmt.Fprintln(stderr, "gopsim sweep: --dry-run simulates nothing: --sort, --workers and --stream have no effect with it")
+		return ExitUsage
+	}
+	if o.SpillDir != "" && !o.Stream {
+		fmt.Fprintln(stderr, "gopsim sweep: --spill-dir applies to --stream on")
 		return ExitUsage
 	}
 	if shard != "" {
@@ -254,7 +274,8 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	if o.DryRun {
 		return sweepDryRun(spec, o.Shard, out, stdout)
 	}
-	opt := sweep.Options{Output: out, Workers: o.Workers, Shard: o.Shard, Sort: o.Sort, Log: stderr, Tool: "gopsim " + versionString()}
+	opt := sweep.Options{Output: out, Workers: o.Workers, Shard: o.Shard, Sort: o.Sort, Log: stderr, Tool: "gopsim " + versionString(),
+		Stream: o.Stream, SpillDir: o.SpillDir}
 	points := 0
 	for id := 0; id < spec.NumPoints(); id++ {
 		if o.Shard.Has(id) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,6 +133,9 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"plot without -o", []string{"sweep", "plot", "--x", "L_ns", "r.csv"}, ExitUsage, "expected one result CSV"},
 		{"plot format", []string{"sweep", "plot", "--x", "L_ns", "-o", "p.gif", "r.csv"}, ExitUsage, "must end in .png, .svg or .pdf"},
 		{"plot where", []string{"sweep", "plot", "--where", "L_ns", "r.csv"}, ExitUsage, "expected COLUMN=VALUE"},
+		{"stream mode", []string{"sweep", "--stream", "maybe", spec}, ExitUsage, "expected on or off"},
+		{"spill dir without stream", []string{"sweep", "--spill-dir", dir, spec}, ExitUsage, "--spill-dir applies to --stream on"},
+		{"missing spill dir", []string{"sweep", "--stream", "on", "--spill-dir", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "x.csv"), spec}, ExitError, "spill file"},
 		{"plot missing csv", []string{"sweep", "plot", "--x", "L_ns", "-o", filepath.Join(dir, "p.png"), filepath.Join(dir, "none.csv")}, ExitError, "none.csv"},
 	}
 	for _, tc := range tests {
@@ -156,5 +160,27 @@ func TestSweepHelp(t *testing.T) {
 	}
 	if code, stdout, _ := run("sweep", "-h"); code != ExitOK || !strings.Contains(stdout, "Usage:") {
 		t.Errorf("sweep -h: exit %d %s", code, stdout)
+	}
+}
+
+// TestSweepStreamCommand: --stream on writes the CSV of the sweep in
+// memory, byte for byte.
+func TestSweepStreamCommand(t *testing.T) {
+	dir, spec := sweepDir(t)
+	var csv [2][]byte
+	for i, args := range [][]string{{}, {"--stream", "on", "--spill-dir", dir}} {
+		out := filepath.Join(dir, fmt.Sprint(i, ".csv"))
+		code, _, stderr := run(append(append([]string{"sweep", "--quiet", "--sort", "-o", out}, args...), spec)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d, %s", args, code, stderr)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		csv[i] = data
+	}
+	if !bytes.Equal(csv[0], csv[1]) || len(csv[0]) == 0 {
+		t.Errorf("--stream on:\n%s\nin memory:\n%s", csv[1], csv[0])
 	}
 }

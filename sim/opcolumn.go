@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+)
+
+// pagedCol is per-op state of a streamed run beside the op records: the
+// per-op record (recFile), and a congestion network's handles and parked
+// arrivals (netCol). Its memory is mapped (mapMem), costs nothing until
+// touched, and each of its pages is given back once every op whose entry
+// touches the page has finished (window.finish), as the op records'
+// pages are; with a file, the page is written to it first, at the same
+// offset. An entry is used only while its op is loaded and not finished,
+// and reads as zero when first touched in a run.
+type pagedCol struct {
+	mem            []byte
+	size           int64    // bytes per op
+	live, liveInit []uint16 // per page: ops whose entry touches it and that have not finished
+	shift          uint     // log2 of the page size
+	file           *os.File // where finished pages go, or nil
+}
+
+// newPagedCol sets up the page counts of n entries of size bytes in mem,
+// whose finished pages go to file when it is not nil.
+func newPagedCol(mem []byte, size int64, n int32, file *os.File) pagedCol {
+	c := pagedCol{mem: mem, size: size, shift: pageShift(1), file: file}
+	pages := (int64(n)*size + 1<<c.shift - 1) >> c.shift
+	c.liveInit = make([]uint16, pages)
+	for pg := range c.liveInit {
+		first := (int64(pg) << c.shift) / size
+		last := min(((int64(pg)+1)<<c.shift-1)/size, int64(n)-1)
+		c.liveInit[pg] = uint16(last - first + 1)
+	}
+	c.live = make([]uint16, pages)
+	return c
+}
+
+// begin prepares a run: nothing in memory, every page waiting for all its
+// ops.
+func (c *pagedCol) begin() {
+	dropMem(c.mem)
+	copy(c.live, c.liveInit)
+}
+
+// finish records that op g has finished; pages whose ops have all
+// finished are given back.
+func (c *pagedCol) finish(g int32) {
+	first, last := int64(g)*c.size>>c.shift, (int64(g)*c.size+c.size-1)>>c.shift
+	for pg := first; pg <= last; pg++ {
+		if c.live[pg]--; c.live[pg] == 0 {
+			c.release(pg)
+		}
+	}
+}
+
+// release writes page pg to the file, if any, and gives it back. Without
+// a file mapping (recfile_other.go) a file's pages stay in memory, where
+// the record is read. A failed write stops the run (window.load's
+// spillError).
+func (c *pagedCol) release(pg int64) {
+	lo := pg << c.shift
+	hi := min(lo+1<<c.shift, int64(len(c.mem)))
+	if c.file != nil {
+		if !fileMapped {
+			return
+		}
+		if _, err := c.file.WriteAt(c.mem[lo:hi], lo); err != nil {
+			panic(spillError{fmt.Errorf("sim: writing the record file: %w", err)})
+		}
+	}
+	dropMem(c.mem[lo:hi])
+}
+
+// flush releases the pages whose ops have not all finished (a failed run,
+// or entries set after the run).
+func (c *pagedCol) flush() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			se, ok := v.(spillError)
+			if !ok {
+				panic(v)
+			}
+			err = se.err
+		}
+	}()
+	for pg := range c.live {
+		if c.live[pg] > 0 {
+			c.live[pg] = 0
+			c.release(int64(pg))
+		}
+	}
+	return nil
+}
+
+// netCol holds, for a streamed run under a congestion network, each
+// send's network handle + 1 (0 for topology.NoFlow, so that an entry
+// first touched reads as none) and its parked arrival (Flow).
+type netCol struct {
+	h, park pagedCol
+}
+
+// netColumns returns the columns of a run of p under a congestion
+// network, creating them at the first such run (park only with flow),
+// and makes the window keep them up to date during the run.
+func (w *window) netColumns(p *Program, flow bool) ([]int32, []event, error) {
+	n := int32(p.NumOps())
+	if w.net == nil {
+		w.net = &netCol{}
+		mem, err := mapMem(4 * int(n))
+		if err != nil {
+			return nil, nil, err
+		}
+		w.net.h = newPagedCol(mem, 4, n, nil)
+	}
+	if flow && w.net.park.mem == nil && n > 0 {
+		size := int64(unsafe.Sizeof(event{}))
+		mem, err := mapMem(int(size) * int(n))
+		if err != nil {
+			return nil, nil, err
+		}
+		w.net.park = newPagedCol(mem, size, n, nil)
+	}
+	w.cols = append(w.cols, &w.net.h)
+	var h []int32
+	var park []event
+	if n > 0 {
+		h = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(w.net.h.mem))), n)
+	}
+	if flow && n > 0 {
+		w.cols = append(w.cols, &w.net.park)
+		park = unsafe.Slice((*event)(unsafe.Pointer(unsafe.SliceData(w.net.park.mem))), n)
+	}
+	return h, park, nil
+}
