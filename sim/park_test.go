@@ -261,9 +261,7 @@ func parkVariants(t *testing.T, ranks int, par Params, fat *topology.Graph, k in
 			}
 			return o
 		}, false})
-		if m.Streams() {
-			vs = append(vs, parkVariant{m.String() + " streamed", func() Options { return Options{Params: par, Model: m, Queue: q} }, true})
-		}
+		vs = append(vs, parkVariant{m.String() + " streamed", func() Options { return Options{Params: par, Model: m, Queue: q} }, true})
 	}
 	for _, nm := range []topology.Model{topology.Simple, topology.Flow} {
 		if net(nm) == nil {
