@@ -25,10 +25,10 @@ package sim
 //
 //   - per op 24 bytes: size (uint64: kind<<62 | bytes, or ns for a calc),
 //     peer (uint32: a send's or receive's relative to the rank, modulo
-//     2^32; a calc's as it is), tag (uint32), edge (uint32, as opRec.edge, an edge
-//     list given by its index in the program's edge lists) and pend
-//     (uint32, the op's state and unresolved predecessors when a run
-//     starts, as Program.prepare leaves it);
+//     2^32; a calc's as it is), tag (uint32), edge (uint32, as
+//     opRec.edge, an edge list given by its index relative to the unit's
+//     first list entry) and pend (uint32, the op's state and unresolved
+//     predecessors when a run starts, as Program.prepare leaves it);
 //   - when the schedule uses several CPUs or NICs, or is read from a text
 //     (which states them op by op), per op cpu<<16 | nic as a uint32;
 //   - the edge lists of the unit's ops, uint32 entries as in Program.deps;
