@@ -10,7 +10,7 @@ PKGS     := ./...
 # process holds (another install, unattended upgrades) instead of failing.
 APT_LOCK := -o DPkg::Lock::Timeout=600
 
-.PHONY: all build run test vet fmt fmt-check unit fuzz fuzz-short bench validate deps clean
+.PHONY: all build run test vet fmt fmt-check unit fuzz fuzz-short bench bench-apps validate deps clean
 .PHONY: tracer tracer-gen tracer-build tracer-bench mpi-deps
 
 all: build
@@ -76,6 +76,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 $(PKGS) | tee bench.out
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/gopsim
 	$(GO) run ./internal/benchtable -runs 5 -gopsim $(BIN) -doc docs/performance.md
+
+# Only the end-to-end rows of traced applications (LAMMPS, sweep3d:
+# issue 20), the others kept as docs/performance.md has them.
+bench-apps:
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/gopsim
+	$(GO) run ./internal/benchtable -runs 3 -gopsim $(BIN) -doc docs/performance.md -rows 'LAMMPS|sweep3d'
 
 # Longer checks than make test: long fuzzing.
 validate: test

@@ -258,11 +258,13 @@ func BenchmarkReadProgram(b *testing.B) {
 
 // BenchmarkRunStream reads a binary schedule into a streamed program
 // (spill file in the test's temporary directory) and runs it, against the
-// same in memory: the cost of bounded memory.
+// same in memory: the cost of bounded memory. stream keeps the distinct
+// units in memory (the default), stream-file reads every unit from the
+// spill file.
 func BenchmarkRunStream(b *testing.B) {
 	s := patternScheduleWith(b, "mpi_allreduce", pattern.Params{Ranks: 4096, Size: 8, Algo: "recdoub", Iterations: 20})
 	bin := binaryOf(b, s)
-	for _, mode := range []string{"memory", "stream"} {
+	for _, mode := range []string{"memory", "stream", "stream-file"} {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()
 			var events uint64
@@ -272,7 +274,11 @@ func BenchmarkRunStream(b *testing.B) {
 				if mode == "memory" {
 					p, err = ReadProgram(bytes.NewReader(bin))
 				} else {
-					p, err = ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: b.TempDir()})
+					opt := StreamOptions{Dir: b.TempDir()}
+					if mode == "stream-file" {
+						opt.StoreBytes = -1
+					}
+					p, err = ReadProgramStream(bytes.NewReader(bin), opt)
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -13,26 +13,29 @@ package sim
 // the in-memory program, byte for byte: the records, their order and the
 // events are the same; only where the records live differs.
 //
-// # Spill file
+// # Units and the spill file
 //
-// The spill file is private to one process and unlinked as soon as it is
-// created. It is a sequence of units, rank by rank and, within a rank, in
-// op order; unit k of a rank holds its ops k·U to min((k+1)·U, n)-1, for
-// U ops per unit (StreamOptions.Unit) and n the rank's ops. Each unit is
-// one s2 block (github.com/klauspost/compress/s2) of, little-endian:
+// A rank's ops are cut into units: unit k of a rank holds its ops k·U to
+// min((k+1)·U, n)-1, for U ops per unit (StreamOptions.Unit) and n the
+// rank's ops. Each distinct unit is stored once (unitstore.go): in memory,
+// up to StreamOptions.StoreBytes, or else in the spill file. The spill
+// file is private to one process and unlinked as soon as it is created; it
+// is a sequence of units, each one s2 block
+// (github.com/klauspost/compress/s2). A unit is, little-endian:
 //
 //   - per op 24 bytes: size (uint64: kind<<62 | bytes, or ns for a calc),
-//     peer (int32), tag (uint32), edge (uint32, as opRec.edge, an edge
-//     list given by its index in the program's edge lists) and pend
-//     (uint32, the op's state and unresolved predecessors when a run
-//     starts, as Program.prepare leaves it);
+//     peer (uint32: a send's or receive's relative to the rank, modulo
+//     2^32; a calc's as it is), tag (uint32), edge (uint32, as
+//     opRec.edge, an edge list given by its index relative to the unit's
+//     first list entry) and pend (uint32, the op's state and unresolved
+//     predecessors when a run starts, as Program.prepare leaves it);
 //   - when the schedule uses several CPUs or NICs, or is read from a text
 //     (which states them op by op), per op cpu<<16 | nic as a uint32;
 //   - the edge lists of the unit's ops, uint32 entries as in Program.deps;
 //     the lists of a rank's ops are contiguous and in op order.
 //
-// Where each unit starts in the file and where its edge lists go are kept
-// in memory (12 bytes a unit), with the per-rank start state of the run.
+// Where each unit is stored and where its edge lists go are kept in
+// memory (8 bytes a unit), with the per-rank start state of the run.
 //
 // # Invariants that make it exact
 //
@@ -49,6 +52,7 @@ package sim
 //     calc or receive when it completes, a send when its message has been
 //     matched (an arrival reads the send's record). A page of edge lists
 //     goes when every op whose list touches it has finished.
+//     Pages are given back in batches (dropper): later, never earlier.
 
 import (
 	"bufio"
@@ -85,12 +89,18 @@ type StreamOptions struct {
 	// DefaultStreamUnit. Smaller units follow the active window more
 	// closely at the cost of more reads.
 	Unit int
+	// StoreBytes is the memory, in bytes, that distinct units are kept
+	// in rather than in the spill file (see unitstore.go): 0 for
+	// DefaultStoreBytes, negative for none.
+	StoreBytes int64
 }
 
 // StreamStats describes the memory use of a streamed Program's last run.
 type StreamStats struct {
 	SpillBytes  int64 // size of the spill file
-	Units       int   // units in the spill file
+	Units       int   // units of the schedule
+	StoredUnits int   // distinct units kept in memory
+	StoreBytes  int64 // the memory they take
 	Loads       int64 // units read during the run
 	Drops       int64 // pages of op records given back during the run
 	PeakOps     int64 // largest number of op records in memory at once
@@ -105,10 +115,11 @@ type window struct {
 	name     string        // removed by Close when it could not be unlinked at once
 	refs     *atomic.Int32 // windows sharing f (Program.Share); nil for one
 	unit     int32
-	multi    bool     // the program has CPU and NIC numbers (Program.cn)
-	cnCol    bool     // the units have a column of them (see the top of this file)
-	rankUnit []int32  // len NumRanks+1: rank r's units are rankUnit[r] .. rankUnit[r+1]-1
-	off      []int64  // len units+1: unit u is bytes off[u]:off[u+1] of f
+	multi    bool      // the program has CPU and NIC numbers (Program.cn)
+	cnCol    bool      // the units have a column of them (see the top of this file)
+	rankUnit []int32   // len NumRanks+1: rank r's units are rankUnit[r] .. rankUnit[r+1]-1
+	ref      []unitRef // per unit: where it is stored
+	st       *unitStore
 	listAt   []uint32 // len units+1: unit u's edge lists go to deps[listAt[u]:listAt[u+1]]
 	initHi   []int32  // per rank: how many of its ops a run loads before it starts
 
@@ -122,6 +133,7 @@ type window struct {
 	opShift, dShift, cShift        uint
 	opsMem, depsMem, cnMem         []byte
 	comp, raw                      []byte
+	drop                           *dropper // gives pages back in batches
 	stats                          StreamStats
 	recBytes                       int
 	numOps                         int32
@@ -191,6 +203,10 @@ func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func()
 	// used is known only at its end.
 	multi := h.NumCPUs > 1 || h.NumNICs > 1
 	w := &window{f: f, unit: int32(unit), multi: multi, cnCol: multi || numRanks != nil, dir: dir}
+	budget := opt.StoreBytes
+	if budget == 0 {
+		budget = DefaultStoreBytes
+	}
 	if os.Remove(f.Name()) != nil {
 		w.name = f.Name()
 	}
@@ -198,7 +214,7 @@ func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func()
 	// promises more ranks than the file holds costs nothing.
 	p := &Program{NumRanks: h.NumRanks, NumCPUs: h.NumCPUs, NumNICs: h.NumNICs, win: w,
 		rankStart: []int32{0}, tooBig: -1}
-	if err := w.spill(p, next, numRanks); err != nil {
+	if err := w.spill(p, next, numRanks, budget); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -212,13 +228,13 @@ func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func()
 // spill writes the units of every rank block that next hands out and
 // sets up p's rank starts, start states, labels and size check, and w's
 // index; for a text (numRanks not nil), also its ranks, CPUs and NICs.
-func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks func() int) error {
+func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks func() int, budget int64) error {
 	bw := bufio.NewWriterSize(w.f, 1<<20)
+	w.st = newUnitStore(budget, bw)
 	w.recBytes = 24
 	if w.cnCol {
 		w.recBytes += 4
 	}
-	w.off = append(w.off, 0)
 	w.listAt = append(w.listAt, 0)
 	w.dShift = pageShift(4)
 	blocks, stop := decodeAhead(next)
@@ -229,7 +245,6 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 		lists []uint32
 		ops   int64
 		deps  int64
-		off   int64
 		r     int32
 		cpus  = 1
 		nics  = 1
@@ -287,7 +302,7 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 				recs[i].edge = edgeList | uint32(int64(at)+deps)
 			}
 		}
-		w.rankUnit = append(w.rankUnit, int32(len(w.off)-1))
+		w.rankUnit = append(w.rankUnit, int32(len(w.ref)))
 		cur := 0 // the next list entry, in lists
 		for lo := 0; lo < n; lo += int(w.unit) {
 			hi := min(lo+int(w.unit), n)
@@ -297,13 +312,12 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 					cur += 1 + int(lists[int64(ed&^edgeList)-deps])
 				}
 			}
-			raw := w.encodeUnit(recs[lo:hi], cn, lo, lists[start:cur], base, uint32(deps+int64(start)))
-			w.comp = s2.Encode(w.comp[:cap(w.comp)], raw)
-			if _, err := bw.Write(w.comp); err != nil {
-				return fmt.Errorf("sim: writing the spill file: %w", err)
+			raw := w.encodeUnit(r, recs[lo:hi], cn, lo, lists[start:cur], base, uint32(deps+int64(start)))
+			ref, err := w.st.put(raw)
+			if err != nil {
+				return err
 			}
-			off += int64(len(w.comp))
-			w.off = append(w.off, off)
+			w.ref = append(w.ref, ref)
 			w.listAt = append(w.listAt, uint32(deps+int64(cur)))
 		}
 		if len(blk.Labels) > 0 {
@@ -326,12 +340,14 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 	if int(r) != p.NumRanks { // the Reader checks, but the engine depends on it
 		return fmt.Errorf("sim: the schedule has %d of %d ranks", r, p.NumRanks)
 	}
-	w.rankUnit = append(w.rankUnit, int32(len(w.off)-1))
+	w.rankUnit = append(w.rankUnit, int32(len(w.ref)))
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("sim: writing the spill file: %w", err)
 	}
 	w.numOps = int32(ops)
-	w.stats.SpillBytes, w.stats.Units = off, len(w.off)-1
+	w.st.sealed()
+	w.stats.SpillBytes, w.stats.Units = w.st.fileBytes(), len(w.ref)
+	w.stats.StoredUnits, w.stats.StoreBytes = len(w.st.mem), w.st.used
 	if p.tooBig < 0 {
 		p.tooBigKind = 0
 	}
@@ -418,23 +434,24 @@ func initialLoad(recs []opRec, lists []uint32, base int32) int32 {
 	return need
 }
 
-// encodeUnit lays out the records recs, whose first op is op lo of its
-// rank (for cn), and their edge lists, as a unit (see the top of this
-// file), in w.raw. The rank's first op is base and the unit's first list
-// entry has index at in the program's lists.
+// encodeUnit lays out the records recs of rank r, whose first op is op lo
+// of its rank (for cn), and their edge lists, as a unit (see the top of
+// this file), in w.raw. The rank's first op is base and the unit's first
+// list entry has index at in the program's lists.
 //
-// The fields go column by column, edge-list indexes relative to at and
-// the edges in lists relative to base, so that the units of ranks that do
-// the same thing are alike and compress, and each edge relative to the op
-// it leaves.
-func (w *window) encodeUnit(recs []opRec, cn []uint32, lo int, lists []uint32, base int32, at uint32) []byte {
+// The fields go column by column, the peers of sends and receives
+// relative to r (modulo 2^32: relPeer), edge-list indexes relative to at
+// and each edge in lists relative to the op it leaves, so that the units
+// of ranks that do the same thing are equal (unitStore) or alike and
+// compress.
+func (w *window) encodeUnit(r int32, recs []opRec, cn []uint32, lo int, lists []uint32, base int32, at uint32) []byte {
 	n := len(recs)
 	raw := grow(w.raw, n*w.recBytes+4*len(lists))
 	le := binary.LittleEndian
 	for i := range recs {
 		o := &recs[i]
 		le.PutUint64(raw[8*i:], o.size)
-		le.PutUint32(raw[8*n+4*i:], uint32(o.peer))
+		le.PutUint32(raw[8*n+4*i:], relPeer(o, r))
 		le.PutUint32(raw[12*n+4*i:], o.tag)
 		ed := o.edge
 		if ed&edgeList != 0 {
@@ -510,6 +527,7 @@ func (w *window) mapRecords(p *Program) error {
 	w.dlive = make([]uint16, len(w.dliveInit))
 	w.clive = make([]uint16, len(w.cliveInit))
 	w.hi = make([]int32, p.NumRanks)
+	w.drop = newDropper()
 	return nil
 }
 
@@ -527,6 +545,7 @@ func perPage(n int, shift uint) []uint16 {
 // begin prepares a run: nothing loaded, every page waiting for all its
 // ops, then each rank's initial ops loaded.
 func (w *window) begin(p *Program) {
+	w.drop.flush()
 	dropMem(w.opsMem)
 	dropMem(w.depsMem)
 	if w.cnMem != nil {
@@ -535,7 +554,7 @@ func (w *window) begin(p *Program) {
 	copy(w.live, w.liveInit)
 	copy(w.dlive, w.dliveInit)
 	copy(w.clive, w.cliveInit)
-	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units}
+	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units, StoredUnits: w.stats.StoredUnits, StoreBytes: w.stats.StoreBytes}
 	for _, c := range w.cols {
 		c.begin()
 	}
@@ -545,6 +564,24 @@ func (w *window) begin(p *Program) {
 	for r := range w.hi {
 		w.load(p, int32(r), p.rankStart[r]+w.initHi[r])
 	}
+}
+
+// relPeer is op o's peer as a unit stores it for rank r: a send's or
+// receive's relative to r, modulo 2^32 so that any peer (AnySource too)
+// comes back exactly (absPeer); a calc's as it is.
+func relPeer(o *opRec, r int32) uint32 {
+	if o.kind() == goal.Calc {
+		return uint32(o.peer)
+	}
+	return uint32(o.peer) - uint32(r)
+}
+
+// absPeer undoes relPeer for o, whose size (and kind) is set.
+func absPeer(o *opRec, x uint32, r int32) int32 {
+	if o.kind() == goal.Calc {
+		return int32(x)
+	}
+	return int32(x + uint32(r))
 }
 
 // load loads rank r's ops below global index upto, a unit at a time.
@@ -559,7 +596,7 @@ func (w *window) load(p *Program, r, upto int32) {
 		if p.cn != nil {
 			cn = p.cn[lo:hi]
 		}
-		if err := w.readUnit(u, lo, p.ops[lo:hi], cn, p.deps[w.listAt[u]:w.listAt[u+1]]); err != nil {
+		if err := w.readUnit(r, u, lo, p.ops[lo:hi], cn, p.deps[w.listAt[u]:w.listAt[u+1]]); err != nil {
 			panic(spillError{err})
 		}
 		if w.recOn {
@@ -572,33 +609,23 @@ func (w *window) load(p *Program, r, upto int32) {
 	}
 }
 
-// readUnit decodes unit u, whose first op is g0 (see encodeUnit), into
-// recs, cn and deps, its edge lists (deps[i] is the program's
-// deps[listAt[u]+i]); cn and deps may be nil.
-func (w *window) readUnit(u, g0 int32, recs []opRec, cn []uint32, deps []uint32) error {
-	nb := int(w.off[u+1] - w.off[u])
-	w.comp = grow(w.comp, nb)
-	if _, err := w.f.ReadAt(w.comp, w.off[u]); err != nil {
-		return fmt.Errorf("sim: reading unit %d of the spill file: %w", u, err)
-	}
+// readUnit decodes unit u of rank r, whose first op is g0 (see
+// encodeUnit), into recs, cn and deps, its edge lists (deps[i] is the
+// program's deps[listAt[u]+i]); cn and deps may be nil.
+func (w *window) readUnit(r, u, g0 int32, recs []opRec, cn []uint32, deps []uint32) error {
 	at := w.listAt[u]
 	nl := int(w.listAt[u+1] - at)
 	n := len(recs)
-	want := n*w.recBytes + 4*nl
-	if dl, err := s2.DecodedLen(w.comp); err != nil || dl != want {
-		return fmt.Errorf("sim: unit %d of the spill file is damaged (%d bytes decoded, want %d): %v", u, dl, want, err)
-	}
-	raw, err := s2.Decode(grow(w.raw, want), w.comp)
+	raw, err := w.unitBytes(u, n*w.recBytes+4*nl)
 	if err != nil {
-		return fmt.Errorf("sim: unit %d of the spill file is damaged: %w", u, err)
+		return err
 	}
-	w.raw = raw
 	le := binary.LittleEndian
 	for i := range recs {
 		o := &recs[i]
 		o.tm = 0
 		o.size = le.Uint64(raw[8*i:])
-		o.peer = int32(le.Uint32(raw[8*n+4*i:]))
+		o.peer = absPeer(o, le.Uint32(raw[8*n+4*i:]), r)
 		o.tag = le.Uint32(raw[12*n+4*i:])
 		o.edge = le.Uint32(raw[16*n+4*i:])
 		if o.edge&edgeList != 0 {
@@ -639,6 +666,34 @@ func (w *window) readUnit(u, g0 int32, recs []opRec, cn []uint32, deps []uint32)
 	return nil
 }
 
+// unitBytes returns unit u as encodeUnit laid it out, want bytes: kept in
+// memory, or read from the spill file into w.raw.
+func (w *window) unitBytes(u int32, want int) ([]byte, error) {
+	ref := w.ref[u]
+	if ref&inFile == 0 {
+		raw := w.st.mem[ref]
+		if len(raw) != want {
+			return nil, fmt.Errorf("sim: unit %d of the spill file is damaged (%d bytes, want %d)", u, len(raw), want)
+		}
+		return raw, nil
+	}
+	i := ref &^ inFile
+	lo, hi := w.st.foff[i], w.st.foff[i+1]
+	w.comp = grow(w.comp, int(hi-lo))
+	if _, err := w.f.ReadAt(w.comp, lo); err != nil {
+		return nil, fmt.Errorf("sim: reading unit %d of the spill file: %w", u, err)
+	}
+	if dl, err := s2.DecodedLen(w.comp); err != nil || dl != want {
+		return nil, fmt.Errorf("sim: unit %d of the spill file is damaged (%d bytes decoded, want %d): %v", u, dl, want, err)
+	}
+	raw, err := s2.Decode(grow(w.raw, want), w.comp)
+	if err != nil {
+		return nil, fmt.Errorf("sim: unit %d of the spill file is damaged: %w", u, err)
+	}
+	w.raw = raw
+	return raw, nil
+}
+
 // finish records that op g has finished: no run will touch its record, its
 // edge list or its CPU and NIC numbers again. Pages whose ops have all
 // finished are given back.
@@ -648,14 +703,14 @@ func (w *window) finish(p *Program, g int32) {
 		last := (at + p.deps[at]) >> w.dShift
 		for pg := at >> w.dShift; pg <= last; pg++ {
 			if w.dlive[pg]--; w.dlive[pg] == 0 {
-				dropPage(w.depsMem, int(pg), w.dShift+2)
+				w.dropPage(w.depsMem, int(pg), w.dShift+2)
 			}
 		}
 	}
 	if w.cnMem != nil {
 		pg := g >> w.cShift
 		if w.clive[pg]--; w.clive[pg] == 0 {
-			dropPage(w.cnMem, int(pg), w.cShift+2)
+			w.dropPage(w.cnMem, int(pg), w.cShift+2)
 		}
 	}
 	for _, c := range w.cols {
@@ -663,16 +718,17 @@ func (w *window) finish(p *Program, g int32) {
 	}
 	pg := g >> w.opShift
 	if w.live[pg]--; w.live[pg] == 0 {
-		dropPage(w.opsMem, int(pg), w.opShift+5)
+		w.dropPage(w.opsMem, int(pg), w.opShift+5)
 		w.stats.Drops++
 		w.stats.ResidentOps -= int64(w.liveInit[pg])
 	}
 }
 
-// dropPage gives page pg of mem, pages of 1<<shift bytes, back.
-func dropPage(mem []byte, pg int, shift uint) {
+// dropPage gives page pg of mem, pages of 1<<shift bytes, back (with
+// the dropper's batch).
+func (w *window) dropPage(mem []byte, pg int, shift uint) {
 	lo := pg << shift
-	dropMem(mem[lo:min(lo+1<<shift, len(mem))])
+	w.drop.drop(mem[lo:min(lo+1<<shift, len(mem))])
 }
 
 // gone reports whether op g's record has been given back (every op on its
@@ -688,7 +744,7 @@ func (w *window) static(p *Program, r, g int32, buf []Edge) (opRec, uint32, []Ed
 	lo := base + k*w.unit
 	hi := min(lo+w.unit, p.rankStart[r+1])
 	u := w.rankUnit[r] + k
-	recs, cn, deps, err := w.cachedUnit(u, lo, hi)
+	recs, cn, deps, err := w.cachedUnit(r, u, lo, hi)
 	if err != nil {
 		return opRec{}, 0, buf, err
 	}
@@ -735,6 +791,9 @@ func (p *Program) Close() error {
 }
 
 func (w *window) close() error {
+	if w.drop != nil {
+		w.drop.close()
+	}
 	unmapMem(w.opsMem)
 	unmapMem(w.depsMem)
 	unmapMem(w.cnMem)

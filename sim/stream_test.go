@@ -27,7 +27,13 @@ func binaryOf(t testing.TB, s *goal.Schedule) []byte {
 
 func streamed(t testing.TB, bin []byte, unit int) *Program {
 	t.Helper()
-	p, err := ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: t.TempDir(), Unit: unit})
+	return streamedWith(t, bin, StreamOptions{Unit: unit})
+}
+
+func streamedWith(t testing.TB, bin []byte, opt StreamOptions) *Program {
+	t.Helper()
+	opt.Dir = t.TempDir()
+	p, err := ReadProgramStream(bytes.NewReader(bin), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +45,14 @@ func streamed(t testing.TB, bin []byte, unit int) *Program {
 	return p
 }
 
+// streamOpts are the stream options the tests compare with memory: units
+// of 1, 3 and 128 ops, with distinct units in memory (the default), in the
+// spill file only, and a few in memory and the rest in the file (a budget
+// of 4 KiB).
+var streamOpts = []StreamOptions{{Unit: 1}, {Unit: 3, StoreBytes: -1}, {Unit: 128, StoreBytes: 4 << 10}}
+
 // TestStreamMatchesMemory: every conformance schedule and a set of
-// generated ones, streamed with units of 1, 3 and 128 ops, gives exactly
+// generated ones, streamed with each of streamOpts, gives exactly
 // what the program held in memory gives (times, events, errors), twice
 // in a row, under two parameter sets, with noise and a breakdown. A run
 // that finishes has given back every page of op records: the bookkeeping
@@ -73,8 +85,9 @@ func TestStreamMatchesMemory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, unit := range []int{1, 3, 128} {
-				p := streamed(t, bin, unit)
+			for _, so := range streamOpts {
+				unit := so.Unit
+				p := streamedWith(t, bin, so)
 				if p.NumOps() != mem.NumOps() || p.NumRanks != mem.NumRanks {
 					t.Fatalf("unit %d: %d ops, %d ranks; want %d, %d", unit, p.NumOps(), p.NumRanks, mem.NumOps(), mem.NumRanks)
 				}
@@ -172,7 +185,7 @@ func FuzzReadProgramStream(f *testing.F) {
 	f.Add([]byte{}, uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, unit uint8) {
 		mem, merr := ReadProgram(bytes.NewReader(data))
-		p, err := ReadProgramStream(bytes.NewReader(data), StreamOptions{Dir: t.TempDir(), Unit: int(unit%8) + 1})
+		p, err := ReadProgramStream(bytes.NewReader(data), StreamOptions{Dir: t.TempDir(), Unit: int(unit%8) + 1, StoreBytes: []int64{0, -1, 1 << 10}[unit/8%3]})
 		if fmt.Sprint(err) != fmt.Sprint(merr) {
 			t.Fatalf("ReadProgramStream: %v; ReadProgram: %v", err, merr)
 		}
@@ -332,8 +345,10 @@ func TestTextStreamMatchesMemory(t *testing.T) {
 	cpus := 0
 	for name, data := range texts {
 		s, werr := goal.ReadText(bytes.NewReader(data), name)
-		for _, unit := range []int{1, 128} {
-			p, err := ReadTextProgramStream(bytes.NewReader(data), name, StreamOptions{Dir: t.TempDir(), Unit: unit})
+		for _, so := range []StreamOptions{streamOpts[0], streamOpts[2]} {
+			unit := so.Unit
+			so.Dir = t.TempDir()
+			p, err := ReadTextProgramStream(bytes.NewReader(data), name, so)
 			if fmt.Sprint(err) != fmt.Sprint(werr) {
 				t.Fatalf("%s: error %v, want %v", name, err, werr)
 			}
@@ -385,7 +400,7 @@ func FuzzReadTextProgramStream(f *testing.F) {
 			t.Skip()
 		}
 		s, werr := goal.ReadText(bytes.NewReader(data), "fuzz.goal")
-		p, err := ReadTextProgramStream(bytes.NewReader(data), "fuzz.goal", StreamOptions{Dir: t.TempDir(), Unit: int(unit%8) + 1})
+		p, err := ReadTextProgramStream(bytes.NewReader(data), "fuzz.goal", StreamOptions{Dir: t.TempDir(), Unit: int(unit%8) + 1, StoreBytes: []int64{0, -1, 1 << 10}[unit/8%3]})
 		if fmt.Sprint(err) != fmt.Sprint(werr) {
 			t.Fatalf("ReadTextProgramStream: %v; ReadText: %v", err, werr)
 		}
@@ -620,5 +635,35 @@ func TestStreamRecordNoOps(t *testing.T) {
 	got, err := p.Run(Options{Params: DefaultParams(), Record: true})
 	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || got.Record == nil {
 		t.Fatalf("%+v, %v; in memory %+v, %v", got, err, want, werr)
+	}
+}
+
+// TestStreamStoresUnitsOnce: the units of ranks that do the same thing
+// are kept once (peers relative to the rank), and a budget of no memory
+// puts every unit in the spill file; both run as the program in memory.
+func TestStreamStoresUnitsOnce(t *testing.T) {
+	s := patternScheduleWith(t, "halo3d", pattern.Params{Ranks: 64, Size: 1 << 12, Iterations: 50, Compute: 1000})
+	bin := binaryOf(t, s)
+	want, err := Run(s, Options{Params: DefaultParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		store      int64
+		mem, spill bool
+	}{{0, true, false}, {-1, false, true}, {1 << 10, true, true}} {
+		p := streamedWith(t, bin, StreamOptions{Unit: 16, StoreBytes: c.store})
+		got, err := p.Run(Options{Params: DefaultParams()})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("store %d: %+v, %v; want %+v", c.store, got, err, want)
+		}
+		st, _ := p.Stream()
+		t.Logf("store %d: %+v", c.store, st)
+		if (st.StoredUnits > 0) != c.mem || (st.SpillBytes > 0) != c.spill || st.StoreBytes > max(c.store, 0) && c.store != 0 {
+			t.Errorf("store %d: %+v", c.store, st)
+		}
+		if c.store == 0 && st.StoredUnits*4 > st.Units {
+			t.Errorf("%d distinct units of %d: the copies were not found alike", st.StoredUnits, st.Units)
+		}
 	}
 }

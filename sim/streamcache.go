@@ -20,7 +20,7 @@ type cachedUnit struct {
 
 // cachedUnit returns unit u, whose ops are lo to hi-1, decoded: from the
 // cache, or read into it. The slices stay valid until the next call.
-func (w *window) cachedUnit(u, lo, hi int32) ([]opRec, []uint32, []uint32, error) {
+func (w *window) cachedUnit(r, u, lo, hi int32) ([]opRec, []uint32, []uint32, error) {
 	if w.cache == nil {
 		w.cache = new([unitCacheSize]cachedUnit)
 	}
@@ -34,7 +34,7 @@ func (w *window) cachedUnit(u, lo, hi int32) ([]opRec, []uint32, []uint32, error
 		c.cn = grow(c.cn, int(hi-lo))
 	}
 	c.deps = grow(c.deps, int(w.listAt[u+1]-w.listAt[u]))
-	if err := w.readUnit(u, lo, c.recs, c.cn, c.deps); err != nil {
+	if err := w.readUnit(r, u, lo, c.recs, c.cn, c.deps); err != nil {
 		return nil, nil, nil, err
 	}
 	c.u = u + 1

@@ -10,7 +10,11 @@
 // largest RSS, since on a shared machine other work only ever adds.
 // `make bench` runs it after the Go benchmarks.
 //
-//	go run ./internal/benchtable -gopsim bin/gopsim -doc docs/performance.md [-max-ranks N] [-runs N]
+// With -rows REGEXP it measures only the rows whose schedule column
+// matches and keeps the other rows' lines from the table in the document
+// (`make bench-apps` measures the application rows of issue 20 this way).
+//
+//	go run ./internal/benchtable -gopsim bin/gopsim -doc docs/performance.md [-max-ranks N] [-runs N] [-rows REGEXP]
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -49,6 +54,9 @@ type row struct {
 	// text: the schedule is written and simulated in the GOAL text form
 	// (as Schedgen writes it) instead of the binary one.
 	text bool
+	// sim: more `gopsim sim` flags; runs: how many runs (0: -runs).
+	sim  []string
+	runs int
 }
 
 var rows = []row{
@@ -74,6 +82,36 @@ var rows = []row{
 	// From a trace: few events share a time, unlike the patterns above.
 	{pattern: "sweep3d", ranks: 4096, make: []string{"extrapolate", "--factor", "1024", "trace/liballprof/testdata/sweep3d-2x2"},
 		label: "sweep3d-2x2 liballprof trace, `gopsim extrapolate --factor 1024`"},
+	{pattern: "sweep3d", ranks: 4096, make: []string{"extrapolate", "--factor", "1024", "trace/liballprof/testdata/sweep3d-2x2"},
+		label: "sweep3d-2x2 liballprof trace ×1024, streamed (`--stream on`)", sim: []string{"--stream", "on"}},
+	// Issue 20: a 4-rank LAMMPS trace extrapolated, with LogGOPSim's
+	// figures from the issue (its binary file of the same schedule).
+	lammps(256, 2.35, 263, false, nil),
+	lammps(256, 2.35, 263, false, []string{"--stream", "on"}),
+	lammps(256, 2.35, 263, true, nil),
+	lammps(1024, 15.98, 1096, false, nil),
+	lammps(1024, 15.98, 1096, false, []string{"--stream", "on"}),
+	lammps(1024, 15.98, 1096, true, nil),
+	lammps(4096, 0, 0, false, []string{"--stream", "on"}),
+}
+
+// lammps is the row of the 4-rank LAMMPS in.lj trace in testdata
+// extrapolated ×k, LogGOPSim taking wall s and rss MiB, simulated from its
+// GOAL text or binary form with the sim flags.
+func lammps(k int, wall, rss float64, text bool, sim []string) row {
+	label := fmt.Sprintf("LAMMPS in.lj 4-rank trace ×%d", k)
+	switch {
+	case text:
+		label += ", GOAL text"
+	case sim != nil:
+		label += ", streamed (`" + strings.Join(sim, " ") + "`)"
+	}
+	runs := 0
+	if k >= 4096 {
+		runs = 1 // a minute a run
+	}
+	return row{pattern: "lammps", ranks: 4 * k, refWall: wall, refRSS: rss, text: text, sim: sim, runs: runs, label: label,
+		make: []string{"extrapolate", "--factor", fmt.Sprint(k), "internal/benchtable/testdata/lammps-lj-4"}}
 }
 
 type simResult struct {
@@ -88,7 +126,19 @@ func main() {
 	maxRanks := flag.Int("max-ranks", 1<<20, "skip rows with more ranks")
 	dir := flag.String("dir", "", "directory for the schedules (default: a temporary one)")
 	runs := flag.Int("runs", 3, "runs of each simulation; the table shows the fastest")
+	only := flag.String("rows", "", "measure only the rows whose schedule column matches this `regexp`, keeping the others' lines of the table in -doc")
 	flag.Parse()
+	var sel *regexp.Regexp
+	if *only != "" {
+		var err error
+		if sel, err = regexp.Compile(*only); err != nil {
+			fail(fmt.Errorf("-rows: %w", err))
+		}
+	}
+	old, err := oldRows(*doc)
+	if err != nil {
+		fail(err)
+	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "gopsim-bench")
 		if err != nil {
@@ -99,14 +149,23 @@ func main() {
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "Measured %s on %s (%d CPUs visible, %s/%s, %s) by `make bench`\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	fmt.Fprintf(&out, "(`go run ./internal/benchtable -runs %d`: `gopsim gen` (for the trace row, `gopsim extrapolate`) to a binary file (a text file for the GOAL text rows), then `gopsim sim --json FILE` as a\nchild process, %d times; the fastest wall clock and the largest peak RSS of the child).", *runs, *runs)
+	fmt.Fprintf(&out, "(`go run ./internal/benchtable -runs %d`: `gopsim gen` (for the trace rows, `gopsim extrapolate`) to a binary file (a text file for the GOAL text rows), then `gopsim sim --json FILE` as a\nchild process, %d times (once for the 16,384-rank LAMMPS row); the fastest wall clock and the largest peak RSS of the child).", *runs, *runs)
 	if *maxRanks < 1<<20 {
 		fmt.Fprintf(&out, " Rows above %d ranks were left out (-max-ranks).", *maxRanks)
+	}
+	if sel != nil {
+		fmt.Fprintf(&out, " Only the rows matching `%s` were measured then (`-rows`); the others are from the table before:\n%s", *only, old.header)
 	}
 	fmt.Fprintf(&out, "\n\n")
 	fmt.Fprintln(&out, "| schedule | ranks | ops | events | queue ops | file bytes/op | wall | events/s | ns/event | peak RSS | RSS bytes/op | LogGOPSim wall | LogGOPSim RSS |")
 	fmt.Fprintln(&out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
+		if sel != nil && !sel.MatchString(r.name()) {
+			if line, ok := old.lines[r.key()]; ok {
+				fmt.Fprintln(&out, line)
+			}
+			continue
+		}
 		if r.ranks > *maxRanks {
 			continue
 		}
@@ -130,8 +189,12 @@ func main() {
 			res       simResult
 			wall, rss float64
 		)
-		for run := 0; run < max(*runs, 1); run++ {
-			sim := exec.Command(*gopsim, "sim", "--json", file)
+		n := *runs
+		if r.runs > 0 {
+			n = min(n, r.runs)
+		}
+		for run := 0; run < max(n, 1); run++ {
+			sim := exec.Command(*gopsim, append(append([]string{"sim", "--json"}, r.sim...), file)...)
 			sim.Env = append(os.Environ(), r.env...)
 			var stdout, stderr bytes.Buffer
 			sim.Stdout, sim.Stderr = &stdout, &stderr
@@ -159,10 +222,7 @@ func main() {
 			}
 			return fmt.Sprintf("%s %s (%.1fx %s)", v, unit, ratio, better)
 		}
-		label := fmt.Sprintf("%s -d %d", r.pattern, r.size)
-		if r.label != "" {
-			label = r.label
-		}
+		label := r.name()
 		fmt.Fprintf(&out, "| %s | %s | %.2f M | %.2f M | %.2f M | %.3f | %.3f s | %.2f M | %.0f | %.0f MiB | %.1f | %s | %s |\n",
 			label, thousands(r.ranks), float64(res.NumOps)/1e6, float64(res.Events)/1e6, float64(res.QueueOps)/1e6, float64(fi.Size())/float64(res.NumOps),
 			wall, float64(res.Events)/wall/1e6, wall*1e9/float64(res.Events), rss/(1<<20), rss/float64(res.NumOps),
@@ -173,6 +233,55 @@ func main() {
 	if err := replace(*doc, out.String()); err != nil {
 		fail(err)
 	}
+}
+
+// name is what the schedule column of row r says.
+func (r row) name() string {
+	if r.label != "" {
+		return r.label
+	}
+	return fmt.Sprintf("%s -d %d", r.pattern, r.size)
+}
+
+// key tells row r's line in the table from the others: its schedule and
+// ranks columns.
+func (r row) key() string { return r.name() + " | " + thousands(r.ranks) }
+
+// previous is the table that doc has between the markers: the lines before
+// its header row, and its rows by their key.
+type previous struct {
+	header string
+	lines  map[string]string
+}
+
+func oldRows(doc string) (previous, error) {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		return previous{}, err
+	}
+	s := string(b)
+	i, j := strings.Index(s, startMark), strings.Index(s, endMark)
+	if i < 0 || j < i {
+		return previous{}, fmt.Errorf("%s: no %s ... %s markers", doc, startMark, endMark)
+	}
+	prev := previous{lines: map[string]string{}}
+	var head []string
+	for _, l := range strings.Split(strings.TrimSpace(s[i+len(startMark):j]), "\n") {
+		cells := strings.Split(l, " | ")
+		switch {
+		case !strings.HasPrefix(l, "|"):
+			if len(prev.lines) == 0 && strings.TrimSpace(l) != "" {
+				if !strings.HasPrefix(l, ">") {
+					l = "> " + l
+				}
+				head = append(head, l)
+			}
+		case len(cells) > 1 && cells[0] != "| schedule" && !strings.HasPrefix(l, "|---"):
+			prev.lines[strings.TrimPrefix(cells[0], "| ")+" | "+cells[1]] = l
+		}
+	}
+	prev.header = strings.Join(head, "\n") + "\n"
+	return prev, nil
 }
 
 // thousands formats n with commas between groups of three digits.

@@ -43,7 +43,7 @@ func (m *simMemory) flags(fs *flag.FlagSet) {
 		}
 		return fmt.Errorf("%q: expected auto, on or off", v)
 	})
-	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs about 5 bytes per op; with --critical-path, --timeline or --paraver, the record of the run goes there too (96 bytes per op, twice that with parameters in fractions of a ns), and --paraver sorts its trace there (about 35 bytes per line)")
+	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs up to about 5 bytes per op (none for units kept in memory: see docs/performance.md); with --critical-path, --timeline or --paraver, the record of the run goes there too (96 bytes per op, twice that with parameters in fractions of a ns), and --paraver sorts its trace there (about 35 bytes per line)")
 	fs.IntVar(&m.unit, "stream-unit", 0, "ops a streamed run loads at a time (default 128)")
 }
 
@@ -201,6 +201,8 @@ type streamReport struct {
 	SpillBytes  int64 `json:"spill_bytes"`
 	Units       int   `json:"units"`
 	UnitOps     int   `json:"unit_ops"`
+	StoredUnits int   `json:"distinct_units_in_memory"`
+	StoreBytes  int64 `json:"distinct_unit_bytes"`
 	Loads       int64 `json:"units_loaded"`
 	PagesGiven  int64 `json:"pages_given_back"`
 	PeakOps     int64 `json:"peak_ops_in_memory"`
@@ -216,7 +218,7 @@ func (m *simMemory) report(p *sim.Program) *streamReport {
 	if unit == 0 {
 		unit = sim.DefaultStreamUnit
 	}
-	return &streamReport{SpillBytes: st.SpillBytes, Units: st.Units, UnitOps: unit, Loads: st.Loads, PagesGiven: st.Drops,
+	return &streamReport{SpillBytes: st.SpillBytes, Units: st.Units, UnitOps: unit, StoredUnits: st.StoredUnits, StoreBytes: st.StoreBytes, Loads: st.Loads, PagesGiven: st.Drops,
 		PeakOps: st.PeakOps, PeakOpBytes: st.PeakBytes}
 }
 
@@ -224,6 +226,6 @@ func (r *streamReport) text(w io.Writer) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(w, "memory:     streamed: spill file %d bytes (%d units of %d ops); at most %d op records (%d bytes) in memory at once; %d units loaded, %d pages given back\n",
-		r.SpillBytes, r.Units, r.UnitOps, r.PeakOps, r.PeakOpBytes, r.Loads, r.PagesGiven)
+	fmt.Fprintf(w, "memory:     streamed: %d units of %d ops, %d distinct ones kept in memory (%d bytes), spill file %d bytes; at most %d op records (%d bytes) in memory at once; %d units loaded, %d pages given back\n",
+		r.Units, r.UnitOps, r.StoredUnits, r.StoreBytes, r.SpillBytes, r.PeakOps, r.PeakOpBytes, r.Loads, r.PagesGiven)
 }
