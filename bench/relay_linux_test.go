@@ -232,8 +232,10 @@ func calibrateThrough(t *testing.T, l link, cfg Config) (Range, RangeFit) {
 // sends most of all, which is o, and L = (L+2o) - 2o). Such a measurement
 // is recognized by the fit's own standard errors (L or G uncertain by more
 // than 2.5 %, half the tolerance; an undisturbed one is within 1 %) and
-// repeated, up to four times; the tolerance is checked on the first
-// precise one. On two cores with two other CPU-bound processes about half
+// repeated, up to four times; so is a precise one outside the tolerance
+// (the relay's timing itself can be biased for a whole measurement under
+// the race detector and load), and the tolerance fails the test only on
+// the last attempt. On two cores with two other CPU-bound processes about half
 // the measurements are disturbed; without, hardly any. When all four are,
 // the test skips: the machine cannot time 5 % at the moment, which says
 // nothing about the code (a wrong result with good precision still fails).
@@ -254,11 +256,20 @@ func TestEmulatedLink(t *testing.T) {
 			}
 			t.Skipf("%d attempts disturbed (L or G uncertain by more than %.1f %%): the machine is too busy for this timing test", a, 100*maxSE)
 		}
-		if e := math.Abs(got.L/wantL - 1); e > 0.05 {
-			t.Errorf("L = %.0f ns, want %.0f ns (error %.1f %% > 5 %%)", got.L, wantL, 100*e)
+		eL, eG := math.Abs(got.L/wantL-1), math.Abs(got.GapPerByte/l.PerByte-1)
+		if (eL > 0.05 || eG > 0.05) && a < attempts {
+			// Precise but off: under the race detector, with other test
+			// binaries on both CPUs, the relay's own timing can be biased
+			// for a whole measurement (seen in CI: L +5.2 %, G -5.7 %).
+			// A wrong fit is off every time and still fails below.
+			t.Logf("attempt %d off (L error %.1f %%, G error %.1f %%): measuring again", a, 100*eL, 100*eG)
+			continue
 		}
-		if e := math.Abs(got.GapPerByte/l.PerByte - 1); e > 0.05 {
-			t.Errorf("G = %.2f ns/byte, want %.0f (error %.1f %% > 5 %%)", got.GapPerByte, l.PerByte, 100*e)
+		if eL > 0.05 {
+			t.Errorf("L = %.0f ns, want %.0f ns (error %.1f %% > 5 %%, %d attempts)", got.L, wantL, 100*eL, a)
+		}
+		if eG > 0.05 {
+			t.Errorf("G = %.2f ns/byte, want %.0f (error %.1f %% > 5 %%, %d attempts)", got.GapPerByte, l.PerByte, 100*eG, a)
 		}
 		return
 	}
