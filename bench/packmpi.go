@@ -160,29 +160,51 @@ func MeasurePackMPI(ctx context.Context, o PackMPIOptions) (PackTable, error) {
 		command += fmt.Sprintf(" ... (%d pairs)", len(pairs))
 	}
 
+	var tab PackTable
+	var lib string
+	err = runOnce(ctx, argv, command, o.Env, o.Log, "a complete table", func(r io.Reader, log io.Writer) error {
+		var err error
+		if tab, lib, err = readPackMPI(r, prog+" output", pairs, reps); err == nil {
+			fmt.Fprintf(log, "%s: %s, %d pairs of size and stride, %d repetitions each\n", DefaultPackProgram, lib, len(pairs), reps)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tab, nil
+}
+
+// runOnce runs the MPI program argv (command names it in errors, env is
+// added to the environment, its standard error goes to logw and is kept
+// for errors) and reads its standard output with read, which may log to
+// the writer it is given. An error of read, of the program (its exit
+// status) or of ctx comes back wrapped with the command and the end of
+// the program's standard error; complete says what the output was when
+// only the program failed.
+func runOnce(ctx context.Context, argv []string, command string, env []string, logw io.Writer, complete string, read func(io.Reader, io.Writer) error) error {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Env = append(os.Environ(), env...)
 	var log io.Writer = io.Discard
-	if o.Log != nil {
-		log = &lockedWriter{w: o.Log}
+	if logw != nil {
+		log = &lockedWriter{w: logw}
 	}
 	tail := &tailWriter{max: 2048}
 	cmd.Stderr = io.MultiWriter(log, tail)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("bench: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("bench: starting %s: %w", command, err)
+		return fmt.Errorf("bench: starting %s: %w", command, err)
 	}
-	tab, lib, perr := readPackMPI(stdout, prog+" output", pairs, reps)
+	perr := read(stdout, log)
 	io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
 	if perr == nil && werr == nil {
-		fmt.Fprintf(log, "%s: %s, %d pairs of size and stride, %d repetitions each\n", DefaultPackProgram, lib, len(pairs), reps)
-		return tab, nil
+		return nil
 	}
 	how := "exit status 0"
 	if werr != nil {
@@ -190,13 +212,13 @@ func MeasurePackMPI(ctx context.Context, o PackMPIOptions) (PackTable, error) {
 	}
 	err = perr
 	if err == nil {
-		err = fmt.Errorf("the program failed after a complete table")
+		err = fmt.Errorf("the program failed after %s", complete)
 	}
 	err = ctxErr(ctx, err)
 	if s := strings.TrimSpace(tail.String()); s != "" {
-		return nil, fmt.Errorf("bench: %s (%s; its standard error ends %q): %w", command, how, s, err)
+		return fmt.Errorf("bench: %s (%s; its standard error ends %q): %w", command, how, s, err)
 	}
-	return nil, fmt.Errorf("bench: %s (%s): %w", command, how, err)
+	return fmt.Errorf("bench: %s (%s): %w", command, how, err)
 }
 
 // tailWriter keeps the last max bytes written to it.

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -126,47 +125,9 @@ func TestMeasurePackMPIErrors(t *testing.T) {
 	}
 }
 
-var packSetup struct {
-	once sync.Once
-	prog string
-	err  error
-	skip string
-}
-
-// needPack returns gopsim-pack, built by the Makefile with the default
-// mpicc (Open MPI). Without mpicc, mpirun or make the test skips, unless
-// $CI is set: then it fails.
+// needPack returns gopsim-pack, built by the Makefile (needTool).
 func needPack(t *testing.T) string {
-	t.Helper()
-	s := &packSetup
-	s.once.Do(func() {
-		for _, tool := range []string{"mpicc", "mpirun", "make"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				s.skip = tool + " not found: the pack benchmark's mpi backend needs an MPI (make mpi-deps)"
-				return
-			}
-		}
-		root, err := filepath.Abs("..")
-		if err != nil {
-			s.err = err
-			return
-		}
-		if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "bin/gopsim-pack").CombinedOutput(); err != nil {
-			s.err = fmt.Errorf("make bin/gopsim-pack: %v\n%s", err, out)
-			return
-		}
-		s.prog = filepath.Join(root, "bin", "gopsim-pack")
-	})
-	if s.skip != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal(s.skip + "; CI is set, so this test must run")
-		}
-		t.Skip(s.skip)
-	}
-	if s.err != nil {
-		t.Fatal(s.err)
-	}
-	return s.prog
+	return needTool(t, &packSetup, "gopsim-pack", "the pack benchmark's mpi backend")
 }
 
 // TestMeasurePackMPI runs gopsim-pack for real under Open MPI's mpirun

@@ -23,13 +23,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/gopsim/gopsim/sim"
 )
@@ -125,43 +121,13 @@ func MeasureWarmup(ctx context.Context, o WarmupOptions) (Warmup, error) {
 
 // runWarmup runs gopsim-warmup once.
 func runWarmup(ctx context.Context, argv []string, o WarmupOptions) (Warmup, error) {
-	command := strings.Join(argv, " ")
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = append(os.Environ(), o.Env...)
-	var log io.Writer = io.Discard
-	if o.Log != nil {
-		log = &lockedWriter{w: o.Log}
-	}
-	tail := &tailWriter{max: 2048}
-	cmd.Stderr = io.MultiWriter(log, tail)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return Warmup{}, fmt.Errorf("bench: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return Warmup{}, fmt.Errorf("bench: starting %s: %w", command, err)
-	}
-	w, perr := readWarmup(stdout, argv[len(argv)-2]+" output")
-	io.Copy(io.Discard, stdout)
-	werr := cmd.Wait()
-	if perr == nil && werr == nil {
-		return w, nil
-	}
-	how := "exit status 0"
-	if werr != nil {
-		how = werr.Error()
-	}
-	err = perr
-	if err == nil {
-		err = fmt.Errorf("the program failed after a complete output")
-	}
-	err = ctxErr(ctx, err)
-	if s := strings.TrimSpace(tail.String()); s != "" {
-		return Warmup{}, fmt.Errorf("bench: %s (%s; its standard error ends %q): %w", command, how, s, err)
-	}
-	return Warmup{}, fmt.Errorf("bench: %s (%s): %w", command, how, err)
+	var w Warmup
+	err := runOnce(ctx, argv, strings.Join(argv, " "), o.Env, o.Log, "a complete output", func(r io.Reader, _ io.Writer) error {
+		var err error
+		w, err = readWarmup(r, argv[len(argv)-2]+" output")
+		return err
+	})
+	return w, err
 }
 
 // warmupLines reads gopsim-warmup's output line by line, naming the

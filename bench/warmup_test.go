@@ -109,22 +109,30 @@ func FuzzReadWarmup(f *testing.F) {
 	})
 }
 
-var warmupSetup struct {
+// toolSetup is the one-time build of an MPI program of the Makefile for
+// the tests (needTool).
+type toolSetup struct {
 	once      sync.Once
 	prog, msg string
 	err       error
 }
 
-// needWarmup returns gopsim-warmup, built by the Makefile with the
-// default mpicc. Without mpicc, mpirun or make the test skips, unless $CI
-// is set: then it fails.
+var warmupSetup, packSetup toolSetup
+
+// needWarmup returns gopsim-warmup, built by the Makefile.
 func needWarmup(t *testing.T) string {
+	return needTool(t, &warmupSetup, "gopsim-warmup", "the one-time cost probe")
+}
+
+// needTool returns bin/name, built once by the Makefile with the default
+// mpicc. Without mpicc, mpirun or make the test skips, unless $CI is set:
+// then it fails.
+func needTool(t *testing.T, s *toolSetup, name, what string) string {
 	t.Helper()
-	s := &warmupSetup
 	s.once.Do(func() {
 		for _, tool := range []string{"mpicc", "mpirun", "make"} {
 			if _, err := exec.LookPath(tool); err != nil {
-				s.msg = tool + " not found: the one-time cost probe needs an MPI (make mpi-deps)"
+				s.msg = tool + " not found: " + what + " needs an MPI (make mpi-deps)"
 				return
 			}
 		}
@@ -133,11 +141,11 @@ func needWarmup(t *testing.T) string {
 			s.err = err
 			return
 		}
-		if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "bin/gopsim-warmup").CombinedOutput(); err != nil {
-			s.err = fmt.Errorf("make bin/gopsim-warmup: %v\n%s", err, out)
+		if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "bin/"+name).CombinedOutput(); err != nil {
+			s.err = fmt.Errorf("make bin/%s: %v\n%s", name, err, out)
 			return
 		}
-		s.prog = filepath.Join(root, "bin", "gopsim-warmup")
+		s.prog = filepath.Join(root, "bin", name)
 	})
 	if s.msg != "" {
 		if os.Getenv("CI") != "" {
