@@ -1085,10 +1085,20 @@ func (s *titStream) alltoallv(args []titField, c *trace.Call) error {
 
 // gatherv parses gatherv: SCOUNT RCOUNTS*P [ROOT [DT DT]].
 func (s *titStream) gatherv(args []titField, c *trace.Call) error {
-	var err error
+	return s.rootedV(args, c, false)
+}
+
+// rootedV parses gatherv (SCOUNT RCOUNTS*P [ROOT [DT DT]]) or, with
+// scatter, scatterv (SCOUNTS*P RCOUNT [ROOT [DT DT]]): the single count
+// gives the call's bytes in its own datatype, the P counts the per-rank
+// blocks in the other one.
+func (s *titStream) rootedV(args []titField, c *trace.Call, scatter bool) error {
 	P := int(s.nranks)
-	// SCOUNT RCOUNTS*P [ROOT [DT DT]]
-	scnt, err := s.count(&args[0])
+	one, many := 0, 1 // where the single count and the P counts are
+	if scatter {
+		one, many = P, 0
+	}
+	cnt, err := s.count(&args[one])
 	if err != nil {
 		return err
 	}
@@ -1103,10 +1113,14 @@ func (s *titStream) gatherv(args []titField, c *trace.Call) error {
 	if err != nil {
 		return err
 	}
-	if c.Counts, err = s.counts(args, 1, s2, c.Counts); err != nil {
+	own, other := s1, s2 // gatherv sends in the first datatype
+	if scatter {
+		own, other = s2, s1
+	}
+	if c.Counts, err = s.counts(args, many, other, c.Counts); err != nil {
 		return err
 	}
-	c.Bytes, c.Type = scnt*s1, trace.Datatype{Size: s1, Extent: s1}
+	c.Bytes, c.Type = cnt*own, trace.Datatype{Size: own, Extent: own}
 	return nil
 }
 
@@ -1159,29 +1173,7 @@ func (s *titStream) allgatherv(args []titField, c *trace.Call) error {
 
 // scatterv parses scatterv: SCOUNTS*P RCOUNT [ROOT [DT DT]].
 func (s *titStream) scatterv(args []titField, c *trace.Call) error {
-	var err error
-	P := int(s.nranks)
-	// SCOUNTS*P RCOUNT [ROOT [DT DT]]
-	rcnt, err := s.count(&args[P])
-	if err != nil {
-		return err
-	}
-	if c.Root, err = s.root(args, 1+P); err != nil {
-		return err
-	}
-	s1, err := s.dt(args, 2+P)
-	if err != nil {
-		return err
-	}
-	s2, err := s.dt(args, 3+P)
-	if err != nil {
-		return err
-	}
-	if c.Counts, err = s.counts(args, 0, s1, c.Counts); err != nil {
-		return err
-	}
-	c.Bytes, c.Type = rcnt*s2, trace.Datatype{Size: s2, Extent: s2}
-	return nil
+	return s.rootedV(args, c, true)
 }
 
 // reduceScatter parses reducescatter: RCOUNTS*P COMP [DT].
