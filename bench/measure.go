@@ -26,6 +26,14 @@ type Result struct {
 	Delay time.Duration
 }
 
+// A Relauncher is a Prober that can start afresh: Relaunch ends its
+// session and starts a new one, with new processes at both ends, that
+// must measure between the same places (Config.Launches).
+type Relauncher interface {
+	Prober
+	Relaunch(ctx context.Context) error
+}
+
 // A Prober runs PRTT rounds against a peer (a backend: TCP, ...).
 type Prober interface {
 	// Rounds runs rounds in order, every message of sizeBytes bytes, and
@@ -66,6 +74,14 @@ type Config struct {
 	// one pass of a size rather than all its repetitions, and the fit's
 	// low quantile finds the undisturbed ones; 0 means 1.
 	Passes int
+	// Launches spreads the passes over this many launches of the prober,
+	// each a fresh pair of processes (Relauncher): an MPI library places
+	// its ranks, sets up its connections and finds the machine in a
+	// state of its own at every launch, and a table from one launch
+	// describes that launch only; what an application sees is what most
+	// launches do. Pass i runs in launch i*Launches/Passes. 0 means 1;
+	// more than 1 needs a Prober that is a Relauncher.
+	Launches int
 	// Progress, if not nil, is called after each size of each pass with
 	// the number of sizes done and the total (sizes times passes).
 	Progress func(done, total int, sizeBytes int64)
@@ -128,9 +144,14 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.Passes == 0 {
 		c.Passes = 1
 	}
+	if c.Launches == 0 {
+		c.Launches = 1
+	}
 	switch {
 	case c.Passes < 1 || c.Passes > c.Reps:
 		return c, fmt.Errorf("bench: %d passes, want 1..%d (the repetitions)", c.Passes, c.Reps)
+	case c.Launches < 1 || c.Launches > c.Passes:
+		return c, fmt.Errorf("bench: %d launches, want 1..%d (the passes)", c.Launches, c.Passes)
 	case c.Reps < 1:
 		return c, fmt.Errorf("bench: %d repetitions, want at least 1", c.Reps)
 	case c.Warmup < 1:
@@ -151,7 +172,9 @@ func (c Config) WithDefaults() (Config, error) {
 // cfg.Delay is 0), then Warmup untimed and Reps timed repetitions of the
 // rounds interleaved, so that drift over time affects them alike and
 // cancels in their differences. With cfg.Passes > 1 it sweeps the sizes
-// that many times, each size's timed repetitions shared among the passes.
+// that many times, each size's timed repetitions shared among the passes,
+// and with cfg.Launches > 1 it relaunches p between the passes of
+// different launches.
 //
 // PRTT(2,d,s) is gopsim's addition to Netgauge's method. The last message
 // of PRTT(n,d,s) follows an idle period, and on most machines (virtual
@@ -166,8 +189,17 @@ func Measure(ctx context.Context, p Prober, cfg Config) (Table, error) {
 	}
 	var t Table
 	m := measurer{p: p, cfg: cfg}
+	rl, _ := p.(Relauncher)
+	if cfg.Launches > 1 && rl == nil {
+		return nil, fmt.Errorf("bench: %d launches: this backend cannot start afresh (%T)", cfg.Launches, p)
+	}
 	done, total := 0, len(cfg.Sizes)*cfg.Passes
 	for pass := range cfg.Passes {
+		if pass > 0 && launchOf(pass, cfg) != launchOf(pass-1, cfg) {
+			if err := rl.Relaunch(ctx); err != nil {
+				return t, fmt.Errorf("launch %d of %d: %w", launchOf(pass, cfg)+1, cfg.Launches, err)
+			}
+		}
 		reps := cfg.Reps / cfg.Passes
 		if pass < cfg.Reps%cfg.Passes {
 			reps++
@@ -187,6 +219,9 @@ func Measure(ctx context.Context, p Prober, cfg Config) (Table, error) {
 	}
 	return t, nil
 }
+
+// launchOf returns the launch (0-based) that runs pass p.
+func launchOf(p int, cfg Config) int { return p * cfg.Launches / cfg.Passes }
 
 // measurer runs Measure's rounds, reusing its buffers.
 type measurer struct {

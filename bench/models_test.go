@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,69 @@ func (fakeProber) Rounds(ctx context.Context, size int64, rounds []Round, res []
 		res[i] = Result{PRTT: time.Duration(4000 + 1000 + max(p*1000, 1000+(p-4)*3000))}
 	}
 	return nil
+}
+
+// relaunchCounter is fakeProber that records, per launch, the sizes it
+// measured.
+type relaunchCounter struct {
+	fakeProber
+	sizes [][]int64
+	fail  bool
+}
+
+func (r *relaunchCounter) Rounds(ctx context.Context, size int64, rounds []Round, res []Result) error {
+	if len(r.sizes) == 0 {
+		r.sizes = append(r.sizes, nil)
+	}
+	l := len(r.sizes) - 1
+	if n := len(r.sizes[l]); n == 0 || r.sizes[l][n-1] != size {
+		r.sizes[l] = append(r.sizes[l], size)
+	}
+	return r.fakeProber.Rounds(ctx, size, rounds, res)
+}
+
+func (r *relaunchCounter) Relaunch(ctx context.Context) error {
+	if r.fail {
+		return errors.New("no more processes")
+	}
+	r.sizes = append(r.sizes, nil)
+	return nil
+}
+
+// TestMeasureLaunches checks that Config.Launches spreads the passes over
+// fresh launches in order (pass i in launch i*Launches/Passes), and that
+// a prober that cannot relaunch, or fails to, is an error.
+func TestMeasureLaunches(t *testing.T) {
+	sizes := []int64{8, 64}
+	tests := []struct {
+		passes, launches int
+		want             [][]int64 // sizes per launch
+	}{
+		{3, 1, [][]int64{{8, 64, 8, 64, 8, 64}}},
+		{3, 3, [][]int64{{8, 64}, {8, 64}, {8, 64}}},
+		{4, 2, [][]int64{{8, 64, 8, 64}, {8, 64, 8, 64}}},
+		{3, 2, [][]int64{{8, 64, 8, 64}, {8, 64}}},
+	}
+	for _, tc := range tests {
+		r := &relaunchCounter{}
+		tab, err := Measure(context.Background(), r, Config{Sizes: sizes, Reps: 6, Warmup: 1, N: 4, Passes: tc.passes, Launches: tc.launches})
+		if err != nil {
+			t.Fatalf("%d passes in %d launches: %v", tc.passes, tc.launches, err)
+		}
+		if !reflect.DeepEqual(r.sizes, tc.want) {
+			t.Errorf("%d passes in %d launches: measured %v, want %v", tc.passes, tc.launches, r.sizes, tc.want)
+		}
+		if len(tab) != 4*6*len(sizes) {
+			t.Errorf("%d passes in %d launches: %d rows, want %d", tc.passes, tc.launches, len(tab), 4*6*len(sizes))
+		}
+	}
+	if _, err := Measure(context.Background(), fakeProber{}, Config{Sizes: sizes, Passes: 2, Launches: 2}); err == nil || !strings.Contains(err.Error(), "cannot start afresh") {
+		t.Errorf("a prober without Relaunch: %v", err)
+	}
+	_, err := Measure(context.Background(), &relaunchCounter{fail: true}, Config{Sizes: sizes, Passes: 2, Launches: 2})
+	if err == nil || !strings.Contains(err.Error(), "launch 2 of 2: no more processes") {
+		t.Errorf("a failed relaunch: %v", err)
+	}
 }
 
 func TestMeasureBurst(t *testing.T) {

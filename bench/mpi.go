@@ -143,6 +143,8 @@ type MPIProber struct {
 	command string
 	err     error // the session is broken: every call returns it
 	closed  bool
+	opt     MPIOptions // to relaunch
+	launch  int        // launches before this one
 }
 
 // mpiProgram returns prog, which must be a file, or the program called
@@ -202,8 +204,36 @@ func StartMPI(ctx context.Context, o MPIOptions) (*MPIProber, error) {
 		return nil, p.abort(err)
 	}
 	p.info = info
+	p.opt = o
 	return p, nil
 }
+
+// Relaunch ends the session and starts a new one with the same options
+// (Config.Launches): new processes, on the same hosts with the same
+// library, or an error that says what moved. After an error the prober
+// is closed.
+func (p *MPIProber) Relaunch(ctx context.Context) error {
+	if err := p.Close(); err != nil {
+		return err
+	}
+	np, err := StartMPI(ctx, p.opt)
+	if err != nil {
+		p.err = err
+		return err
+	}
+	if np.info != p.info {
+		np.Close()
+		p.err = fmt.Errorf("bench: launch %d ran rank 0 on %s and rank 1 on %s with %q, launch 1 on %s and %s with %q: the launches must measure the same pair",
+			p.launch+2, np.info.Hosts[0], np.info.Hosts[1], np.info.Library, p.info.Hosts[0], p.info.Hosts[1], p.info.Library)
+		return p.err
+	}
+	np.launch = p.launch + 1
+	*p = *np
+	return nil
+}
+
+// Launches returns the number of launches so far (1 before any Relaunch).
+func (p *MPIProber) Launches() int { return p.launch + 1 }
 
 // Info says where the ranks run and which MPI they use.
 func (p *MPIProber) Info() MPIInfo { return p.info }

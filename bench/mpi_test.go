@@ -72,8 +72,8 @@ func needPRTT(t *testing.T) (prog string, launcher []string) {
 }
 
 // TestMPIMeasure calibrates through gopsim-prtt on two ranks of this host
-// (shared memory) with a short configuration: the table must be complete
-// and the fit sane. Shared-memory timings on a shared machine are noisy,
+// (shared memory) with a short configuration, in two passes, each in a
+// launch of its own: the table must be complete and the fit sane. Shared-memory timings on a shared machine are noisy,
 // so no value is checked exactly.
 func TestMPIMeasure(t *testing.T) {
 	prog, launcher := needPRTT(t)
@@ -91,7 +91,13 @@ func TestMPIMeasure(t *testing.T) {
 	sizes := []int64{1, 1024, 8192, 65536}
 	const reps, n = 10, 4
 	start := time.Now()
-	tab, err := Measure(ctx, p, Config{Sizes: sizes, Reps: reps, Warmup: 3, N: n})
+	tab, err := Measure(ctx, p, Config{Sizes: sizes, Reps: reps, Warmup: 3, N: n, Passes: 2, Launches: 2})
+	if got := p.Launches(); err == nil && got != 2 {
+		t.Errorf("%d launches, want 2 (one per pass)", got)
+	}
+	if p.Info() != info {
+		t.Errorf("second launch: %+v, first %+v", p.Info(), info)
+	}
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}

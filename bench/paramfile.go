@@ -86,6 +86,9 @@ type Source struct {
 	Warmup  int    `json:"warmup,omitempty"`
 	N       int    `json:"n,omitempty"`
 	Passes  int    `json:"passes,omitempty"`
+	// Launches is the number of fresh launches of the prober the passes
+	// were spread over (bench.Config.Launches); 0 or 1: one.
+	Launches int `json:"launches,omitempty"`
 	// DelayNs is the d asked for; 0 means per size the median warm-up
 	// PRTT(1,0,s).
 	DelayNs *int64 `json:"delay_ns,omitempty"`

@@ -69,6 +69,8 @@ func TestMeasureConfigErrors(t *testing.T) {
 		{"n 1", Config{N: 1}},
 		{"negative reps", Config{Reps: -1}},
 		{"negative delay", Config{Delay: -1}},
+		{"more launches than passes", Config{Passes: 2, Launches: 3}},
+		{"negative launches", Config{Launches: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -43,7 +43,7 @@ const DefaultWarmupProgram = "gopsim-warmup"
 // WarmupOptions say how MeasureWarmup runs gopsim-warmup. The zero value
 // of every field is its documented default.
 type WarmupOptions struct {
-	// Runs is the number of fresh runs (0 means 5); each figure of the
+	// Runs is the number of fresh runs (0 means 9); each figure of the
 	// result is the median over them.
 	Runs int
 	// Reps is the number of warm calls timed per probe and run (0 means
@@ -88,7 +88,7 @@ type Warmup struct {
 func MeasureWarmup(ctx context.Context, o WarmupOptions) (Warmup, error) {
 	runs, reps := o.Runs, o.Reps
 	if runs == 0 {
-		runs = 5
+		runs = 9
 	}
 	if reps == 0 {
 		reps = 15

@@ -10,7 +10,7 @@
 // Run it through `make accuracy`, which builds gopsim, the tracer, the
 // examples and gopsim-prtt first, or from the repository root:
 //
-//	go run ./internal/accuracy -reps 5 > tables.md
+//	go run ./internal/accuracy -reps 9 > tables.md
 //
 // It needs Open MPI, LAMMPS and hpcc (make mpi-deps), takes a few minutes
 // with the default 5 repetitions, and its figures are as noisy as the
@@ -55,7 +55,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.root, "root", ".", "repository `dir` (bin/ holds gopsim, gopsim-prtt, the tracer and the examples: make accuracy builds them)")
-	flag.IntVar(&o.reps, "reps", 5, "runs of each workload without and with the tracer (medians are reported)")
+	flag.IntVar(&o.reps, "reps", 9, "runs of each workload without and with the tracer (medians are reported): the short programs' measured times vary by a quarter from one launch to the next, and the median of 5 by about a tenth")
 	np := flag.String("np", "2", "MPI ranks per workload, a table for each `list` item (more than 2 oversubscribes this machine's 2 cores, which no network model describes)")
 	flag.StringVar(&o.params, "params", "", "LogGOPS parameter `file` (as gopsim sim --params) instead of running gopsim calibrate --backend mpi")
 	flag.StringVar(&o.only, "only", "", "run only the workloads whose name contains this `string`")

@@ -98,7 +98,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.StringVar(&o.Backend, "backend", "tcp", "measurement `backend`: tcp (sockets), mpi (bin/gopsim-prtt on 2 MPI ranks, started by --mpirun) or ibverbs (an RDMA RC queue pair; needs a gopsim built with -tags ibverbs)")
 	fs.StringVar(&o.MPIRun, "mpirun", "", "mpi backend: the `command` that starts 2 ranks, split at blanks, gopsim-prtt appended (default \"mpirun -np 2\"; e.g. \"mpirun -np 2 --oversubscribe\", \"mpirun.mpich -np 2\", \"srun -n 2 --input=0\")")
 	fs.StringVar(&o.PRTTBin, "prtt-bin", "", "mpi backend: the gopsim-prtt `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultMPIProgram+" next to gopsim, then on $PATH")
-	fs.IntVar(&o.WarmupRuns, "warmup-runs", 5, "mpi backend: fresh runs of bin/gopsim-warmup, which measures the library's one-time costs (first contact with a peer, first call of each function, creating a communicator) for the file's \"library\" section; 0 skips it")
+	fs.IntVar(&o.WarmupRuns, "warmup-runs", 9, "mpi backend: fresh runs of bin/gopsim-warmup, which measures the library's one-time costs (first contact with a peer, first call of each function, creating a communicator) for the file's \"library\" section; 0 skips it")
 	fs.StringVar(&o.WarmupBin, "warmup-bin", "", "mpi backend: the gopsim-warmup `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultWarmupProgram+" next to gopsim, then on $PATH")
 	fs.StringVar(&o.IBVerbs.Device, "ib-dev", "", "ibverbs backend: the RDMA `device` (as ibv_devices lists it; default: the first)")
 	fs.IntVar(&o.IBVerbs.Port, "ib-port", 1, "ibverbs backend: the device's `port`")
@@ -126,6 +126,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 		return nil
 	})
 	fs.IntVar(&c.Passes, "passes", 4, "sweep the sizes this many times, each size's repetitions shared among the sweeps, so that a disturbance lasting seconds spoils one sweep of a size, not all of it")
+	fs.IntVar(&c.Launches, "launches", 0, "mpi backend: spread the passes over this many fresh launches of the program (1..passes), so that the table describes what most launches of the library do, not one launch's placement and connections (default: one launch per pass)")
 	fs.IntVar(&c.N, "n", 8, "messages per round of PRTT(n,0,s) and PRTT(n,d,s), at least 2")
 	fs.Var(nsQty(delayNs), "delay", "delay d of PRTT(n,d,s) in `ns` (or with a unit: 5us); 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
 	fs.BoolVar(&c.Sleep, "sleep", false, "sleep through the delay instead of spinning (Netgauge spins): for a small shared machine; o then includes wake-up costs")
@@ -252,8 +253,8 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--backend %q: want tcp, mpi or ibverbs", o.Backend)
 	case o.Backend == "mpi" && (o.Listen != "" || o.Peer != "" || given["wait"]):
 		return usageErr("--backend mpi: --mpirun starts both ends; --listen, --peer and --wait are for tcp and ibverbs")
-	case o.Backend != "mpi" && (given["mpirun"] || given["prtt-bin"] || given["warmup-runs"] || given["warmup-bin"]):
-		return usageErr("--mpirun, --prtt-bin, --warmup-runs and --warmup-bin apply to --backend mpi only")
+	case o.Backend != "mpi" && (given["mpirun"] || given["prtt-bin"] || given["warmup-runs"] || given["warmup-bin"] || given["launches"]):
+		return usageErr("--mpirun, --prtt-bin, --warmup-runs, --warmup-bin and --launches apply to --backend mpi only")
 	case o.WarmupRuns < 0 || o.WarmupRuns > 1000:
 		return usageErr("--warmup-runs %d: want 0 (skip) to 1000", o.WarmupRuns)
 	case given["warmup-bin"] && o.WarmupRuns == 0:
@@ -283,6 +284,12 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	if !given["passes"] {
 		o.Config.Passes = min(o.Config.Passes, max(o.Config.Reps, 1)) // --reps 2 alone is fine
+	}
+	if !given["launches"] && o.Backend == "mpi" {
+		o.Config.Launches = o.Config.Passes
+	}
+	if given["launches"] && (o.Config.Launches < 1 || o.Config.Launches > o.Config.Passes) {
+		return usageErr("--launches %d: want 1..%d (the passes; more passes with --passes)", o.Config.Launches, o.Config.Passes)
 	}
 	defer handleSignals(os.Interrupt)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -389,13 +396,17 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		if werr := bench.WriteTableFile(o.Table, tab); werr != nil {
 			return errors.Join(err, werr)
 		}
-		fmt.Fprintf(stderr, "gopsim calibrate: raw table %s (%d rows, measured in %.1f s)\n", o.Table, len(tab), time.Since(start).Seconds())
+		launches := ""
+		if eff.Launches > 1 {
+			launches = fmt.Sprintf(" over %d launches of the program", eff.Launches)
+		}
+		fmt.Fprintf(stderr, "gopsim calibrate: raw table %s (%d rows, measured in %.1f s%s)\n", o.Table, len(tab), time.Since(start).Seconds(), launches)
 	}
 	if err != nil {
 		return err
 	}
 	d := eff.Delay.Nanoseconds()
-	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, DelayNs: &d, Sleep: eff.Sleep}
+	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, Launches: eff.Launches, DelayNs: &d, Sleep: eff.Sleep}
 	return fitAndWrite(tab, src, o.Fit, lib, o.Output, o.Plot, stdout, stderr)
 }
 

@@ -24,7 +24,10 @@ func TestCalibrateBackendErrors(t *testing.T) {
 	}{
 		{"mpi with listen", []string{"calibrate", "--backend", "mpi", "--listen", ":0"}, ExitUsage, "--backend mpi: --mpirun starts both ends"},
 		{"mpi with peer", []string{"calibrate", "--backend", "mpi", "--peer", "x:1"}, ExitUsage, "--listen, --peer and --wait are for tcp and ibverbs"},
-		{"mpirun without mpi", []string{"calibrate", "--mpirun", "mpirun -np 2"}, ExitUsage, "--mpirun, --prtt-bin, --warmup-runs and --warmup-bin apply to --backend mpi only"},
+		{"mpirun without mpi", []string{"calibrate", "--mpirun", "mpirun -np 2"}, ExitUsage, "--mpirun, --prtt-bin, --warmup-runs, --warmup-bin and --launches apply to --backend mpi only"},
+		{"launches without mpi", []string{"calibrate", "--launches", "2"}, ExitUsage, "apply to --backend mpi only"},
+		{"more launches than passes", []string{"calibrate", "--backend", "mpi", "--passes", "2", "--launches", "3"}, ExitUsage, "--launches 3: want 1..2 (the passes; more passes with --passes)"},
+		{"launches 0", []string{"calibrate", "--backend", "mpi", "--launches", "0"}, ExitUsage, "--launches 0: want 1..4"},
 		{"warmup-runs without mpi", []string{"calibrate", "--warmup-runs", "2"}, ExitUsage, "apply to --backend mpi only"},
 		{"warmup-bin without runs", []string{"calibrate", "--backend", "mpi", "--warmup-runs", "0", "--warmup-bin", "x"}, ExitUsage, "--warmup-bin with --warmup-runs 0: the probe does not run"},
 		{"warmup-runs negative", []string{"calibrate", "--backend", "mpi", "--warmup-runs", "-1"}, ExitUsage, "--warmup-runs -1: want 0 (skip) to 1000"},
