@@ -9,7 +9,7 @@ package bench
 // and reads what rank 0 prints (warmup.c specifies it):
 //
 //	# gopsim-warmup VERSION LIBRARY
-//	contact FIRST_NS WARM_NS
+//	contact FIRST_NS|- WARM_NS         - when rank 1 was not waiting for it
 //	call NAME FIRST_NS WARM_NS         one line per probed function
 //	# end
 //	error: MESSAGE                     in place of any line
@@ -30,8 +30,12 @@ import (
 	"github.com/gopsim/gopsim/sim"
 )
 
+// contactUnknown is WarmupCost.First of a run whose first contact was
+// not timed ("contact - WARM_NS").
+const contactUnknown = -1
+
 const (
-	warmupVersion = 1
+	warmupVersion = 2
 	warmupTag     = "# gopsim-warmup "
 	warmupMaxReps = 1000
 )
@@ -77,6 +81,10 @@ func (c WarmupCost) Extra() int64 { return max(c.First-c.Warm, 0) }
 type Warmup struct {
 	Library string
 	Runs    int
+	// ContactRuns is the number of runs whose first round trip was timed:
+	// a run whose rank 1 left MPI_Init so late that it did not wait for
+	// rank 0's first message has none (warmup.c).
+	ContactRuns int
 	Contact WarmupCost
 	Calls   []WarmupCost
 }
@@ -116,7 +124,11 @@ func MeasureWarmup(ctx context.Context, o WarmupOptions) (Warmup, error) {
 		}
 		all = append(all, w)
 	}
-	return medianWarmup(all), nil
+	w := medianWarmup(all)
+	if w.ContactRuns == 0 {
+		return Warmup{}, fmt.Errorf("bench: %s: in none of the %d runs did rank 1 wait in MPI_Recv for rank 0's first message (rank 0 waits 50 ms before it), so the first contact could not be timed apart from the ranks' start: is the machine busy?", strings.Join(argv, " "), runs)
+	}
+	return w, nil
 }
 
 // runWarmup runs gopsim-warmup once.
@@ -204,8 +216,15 @@ func readWarmup(rd io.Reader, name string) (Warmup, error) {
 	if len(f) != 3 || f[0] != "contact" {
 		return w, r.fail(1, ErrProtocol, "%q, want \"contact FIRST_NS WARM_NS\"", t)
 	}
+	unknown := f[1] == "-"
+	if unknown {
+		f[1] = "0"
+	}
 	if w.Contact.First, w.Contact.Warm, err = r.times(f, 1); err != nil {
 		return w, err
+	}
+	if unknown {
+		w.Contact.First = contactUnknown
 	}
 	w.Contact.Name = "contact"
 	return w, r.calls(&w)
@@ -247,24 +266,28 @@ func sameProbes(a, b Warmup) bool {
 }
 
 // medianWarmup is the runs' median of every figure (the upper median of
-// an even number). The runs probed the same functions.
+// an even number); the first contact's over the runs that timed it. The
+// runs probed the same functions.
 func medianWarmup(runs []Warmup) Warmup {
-	med := func(get func(Warmup) int64) int64 {
-		v := make([]int64, len(runs))
-		for i, w := range runs {
+	med := func(rs []Warmup, get func(Warmup) int64) int64 {
+		v := make([]int64, len(rs))
+		for i, w := range rs {
 			v[i] = get(w)
 		}
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	out := Warmup{Library: runs[0].Library, Runs: len(runs)}
-	out.Contact = WarmupCost{Name: "contact",
-		First: med(func(w Warmup) int64 { return w.Contact.First }),
-		Warm:  med(func(w Warmup) int64 { return w.Contact.Warm })}
+	timed := slices.DeleteFunc(slices.Clone(runs), func(w Warmup) bool { return w.Contact.First == contactUnknown })
+	out := Warmup{Library: runs[0].Library, Runs: len(runs), ContactRuns: len(timed)}
+	out.Contact = WarmupCost{Name: "contact", First: contactUnknown,
+		Warm: med(runs, func(w Warmup) int64 { return w.Contact.Warm })}
+	if len(timed) > 0 {
+		out.Contact.First = med(timed, func(w Warmup) int64 { return w.Contact.First })
+	}
 	for i, c := range runs[0].Calls {
 		out.Calls = append(out.Calls, WarmupCost{Name: c.Name,
-			First: med(func(w Warmup) int64 { return w.Calls[i].First }),
-			Warm:  med(func(w Warmup) int64 { return w.Calls[i].Warm })})
+			First: med(runs, func(w Warmup) int64 { return w.Calls[i].First }),
+			Warm:  med(runs, func(w Warmup) int64 { return w.Calls[i].Warm })})
 	}
 	return out
 }

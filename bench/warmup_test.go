@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const warmupGood = `# gopsim-warmup 1 Open MPI v4.1.4, package: Debian OpenMPI
+const warmupGood = `# gopsim-warmup 2 Open MPI v4.1.4, package: Debian OpenMPI
 contact 300000 2000
 call MPI_Irecv 15000 60
 call MPI_Allgather 7000 900
@@ -38,15 +38,15 @@ func TestReadWarmup(t *testing.T) {
 	}{
 		{"empty", "", "out:1:1: the output ends, want \"# gopsim-warmup VERSION LIBRARY\"", io.ErrUnexpectedEOF},
 		{"foreign", "hello\n", "out:1:1: \"hello\", want", ErrProtocol},
-		{"version", "# gopsim-warmup 2 X\n", "out:1:17: version \"2\", want 1: rebuild it", ErrProtocol},
-		{"program error", "# gopsim-warmup 1 X\nerror: needs exactly 2 ranks, has 3\n", "out:2:1: gopsim-warmup: needs exactly 2 ranks, has 3", ErrMPIProgram},
-		{"contact missing", "# gopsim-warmup 1 X\ncall MPI_Barrier 1 2\n", "out:2:1: \"call MPI_Barrier 1 2\", want \"contact FIRST_NS WARM_NS\"", ErrProtocol},
-		{"negative", "# gopsim-warmup 1 X\ncontact -5 2\n", "out:2:2: field 2 \"-5\": want a time in 0..", ErrProtocol},
-		{"not a number", "# gopsim-warmup 1 X\ncontact 5 2\ncall MPI_Bcast 1 x\n", "out:3:4: field 4 \"x\"", ErrProtocol},
-		{"not MPI", "# gopsim-warmup 1 X\ncontact 5 2\ncall Bcast 1 2\n", "out:3:1: \"call Bcast 1 2\", want \"call MPI_NAME", ErrProtocol},
-		{"twice", "# gopsim-warmup 1 X\ncontact 5 2\ncall MPI_Bcast 1 2\ncall MPI_Bcast 1 2\n", "out:4:6: MPI_Bcast probed twice", ErrProtocol},
-		{"no calls", "# gopsim-warmup 1 X\ncontact 5 2\n# end\n", "out:3:1: no call line", ErrProtocol},
-		{"cut", "# gopsim-warmup 1 X\ncontact 5 2\ncall MPI_Bcast 1 2\n", "out:4:1: the output ends, want \"call NAME FIRST_NS WARM_NS\" or \"# end\"", io.ErrUnexpectedEOF},
+		{"version", "# gopsim-warmup 1 X\n", "out:1:17: version \"1\", want 2: rebuild it", ErrProtocol},
+		{"program error", "# gopsim-warmup 2 X\nerror: needs exactly 2 ranks, has 3\n", "out:2:1: gopsim-warmup: needs exactly 2 ranks, has 3", ErrMPIProgram},
+		{"contact missing", "# gopsim-warmup 2 X\ncall MPI_Barrier 1 2\n", "out:2:1: \"call MPI_Barrier 1 2\", want \"contact FIRST_NS WARM_NS\"", ErrProtocol},
+		{"negative", "# gopsim-warmup 2 X\ncontact -5 2\n", "out:2:2: field 2 \"-5\": want a time in 0..", ErrProtocol},
+		{"not a number", "# gopsim-warmup 2 X\ncontact 5 2\ncall MPI_Bcast 1 x\n", "out:3:4: field 4 \"x\"", ErrProtocol},
+		{"not MPI", "# gopsim-warmup 2 X\ncontact 5 2\ncall Bcast 1 2\n", "out:3:1: \"call Bcast 1 2\", want \"call MPI_NAME", ErrProtocol},
+		{"twice", "# gopsim-warmup 2 X\ncontact 5 2\ncall MPI_Bcast 1 2\ncall MPI_Bcast 1 2\n", "out:4:6: MPI_Bcast probed twice", ErrProtocol},
+		{"no calls", "# gopsim-warmup 2 X\ncontact 5 2\n# end\n", "out:3:1: no call line", ErrProtocol},
+		{"cut", "# gopsim-warmup 2 X\ncontact 5 2\ncall MPI_Bcast 1 2\n", "out:4:1: the output ends, want \"call NAME FIRST_NS WARM_NS\" or \"# end\"", io.ErrUnexpectedEOF},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readWarmup(strings.NewReader(tc.in), "out")
@@ -68,8 +68,16 @@ func TestWarmupCosts(t *testing.T) {
 	run3 := run2
 	run3.Contact.First = 400000
 	m := medianWarmup([]Warmup{w, run2, run3})
-	if m.Runs != 3 || m.Contact.First != 300000 || m.Calls[0].First != 5 {
+	if m.Runs != 3 || m.ContactRuns != 3 || m.Contact.First != 300000 || m.Calls[0].First != 5 {
 		t.Errorf("median %+v", m)
+	}
+	// A run whose contact was not timed counts for the calls only.
+	untimed, err := readWarmup(strings.NewReader(strings.Replace(warmupGood, "contact 300000", "contact -", 1)), "out")
+	if err != nil || untimed.Contact.First != contactUnknown {
+		t.Fatalf("contact - read as %+v, %v", untimed.Contact, err)
+	}
+	if u := medianWarmup([]Warmup{untimed, run2, run3}); u.ContactRuns != 2 || u.Contact.First != 400000 || u.Runs != 3 {
+		t.Errorf("median with an untimed contact: %+v", u)
 	}
 	c := m.Costs()
 	if err := c.Validate(); err != nil {
@@ -93,7 +101,8 @@ func TestWarmupCosts(t *testing.T) {
 
 func FuzzReadWarmup(f *testing.F) {
 	f.Add(warmupGood)
-	f.Add("# gopsim-warmup 1 X\ncontact 5 2\ncall MPI_Bcast 1 2\n# end\n")
+	f.Add("# gopsim-warmup 2 X\ncontact 5 2\ncall MPI_Bcast 1 2\n# end\n")
+	f.Add("# gopsim-warmup 2 X\ncontact - 2\ncall MPI_Bcast 1 2\n# end\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		w, err := readWarmup(strings.NewReader(in), "out")
 		if err != nil {

@@ -7,9 +7,19 @@
  * a function runs, and the local work of creating a communicator.
  * `make calibrate-deps` builds it into bin/gopsim-warmup.
  *
- * Before every timed call the two ranks meet with a warm ping-pong of
- * empty messages, so that neither is still busy with the previous probe
- * and the time is the call's own. A probe times its first call, then
+ * The first contact is the first 8-byte round trip, timed at rank 0. The
+ * two ranks leave MPI_Init up to hundreds of microseconds apart, and a
+ * round trip started before the peer waits in its receive would count
+ * that skew as the library's cost; so rank 0 spins for SETTLE_NS first
+ * (as a rank computing before its first message: a sleep would leave its
+ * CPU cold and add its wake-up to the cost), and
+ * rank 1, which goes straight to its receive, checks that it did wait
+ * there for at least half of that. If it did not (a busy machine that
+ * started it late), the run's contact is unknown ("-").
+ *
+ * Before every other timed call the two ranks meet with a warm ping-pong
+ * of empty messages, so that neither is still busy with the previous
+ * probe and the time is the call's own. A probe times its first call, then
  * REPS more calls (each after a meeting) and keeps their median; each
  * rank times its own calls and rank 0 prints, for each probe, the larger
  * of the two ranks' values. The probes run in a fixed order (the order
@@ -19,7 +29,7 @@
  * Output on rank 0's standard output (bench/warmup.go reads it):
  *
  *	# gopsim-warmup VERSION LIBRARY            the first line of MPI_Get_library_version
- *	contact FIRST_NS WARM_NS                   the first 8-byte round trip with the peer, and a warm one
+ *	contact FIRST_NS|- WARM_NS                 the first 8-byte round trip with the peer (at rank 0; - when unknown), and a warm one
  *	call NAME FIRST_NS WARM_NS                 one line per probed function, NAME as MPI spells it
  *	# end
  *	error: MESSAGE                             in place of any line; exit status 1
@@ -35,11 +45,13 @@
 
 #include "util.h"
 
-#define WARMUP_VERSION 1
+#define WARMUP_VERSION 2
 #define MAX_REPS 1000
 #define MAX_PROBES 32
 #define SMALL 8		/* bytes of the collectives' and the contact's messages */
 #define RING 800	/* bytes of the non-blocking exchange */
+#define SETTLE_NS 50000000	/* rank 0's wait before the first contact */
+#define UNKNOWN INT64_MAX	/* a contact not timed apart from the ranks' skew */
 
 static int rank, peer, reps = 15;
 
@@ -91,11 +103,19 @@ static int64_t pingpong(void)
 	return now_ns() - t0;
 }
 
-/* probe_contact times the first round trip with the peer, then warm ones. */
+/* probe_contact times the first round trip with the peer, at rank 0
+ * after rank 1 surely waits for it (SETTLE_NS), then warm ones. */
 static void probe_contact(void)
 {
 	int64_t v[MAX_REPS];
+	if (rank == 0) { /* spins, as a rank computing before its first message */
+		int64_t t0 = now_ns();
+		while (now_ns() - t0 < SETTLE_NS)
+			;
+	}
 	contact_first = pingpong();
+	if (rank == 1) /* its wait is not the cost; the report takes rank 0's */
+		contact_first = contact_first < SETTLE_NS / 2 ? UNKNOWN : 0;
 	for (int i = 0; i < reps; i++)
 		v[i] = pingpong();
 	contact_warm = median(v, reps);
@@ -225,7 +245,10 @@ static void report(void)
 	int len;
 	MPI_Get_library_version(lib, &len);
 	printf("# gopsim-warmup %d %s\n", WARMUP_VERSION, first_line(lib));
-	printf("contact %lld %lld\n", (long long)most[0], (long long)most[1]);
+	if (most[0] == UNKNOWN)
+		printf("contact - %lld\n", (long long)most[1]);
+	else
+		printf("contact %lld %lld\n", (long long)most[0], (long long)most[1]);
 	for (int i = 0; i < nprobes; i++)
 		printf("call %s %lld %lld\n", probes[i].name, (long long)most[2 + 2 * i], (long long)most[3 + 2 * i]);
 	printf("# end\n");

@@ -422,7 +422,11 @@ func measureLibrary(ctx context.Context, o CalibrateOptions, stderr io.Writer) (
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "gopsim calibrate: the library's one-time costs measured in %d fresh runs of %s (%.1f s)\n", w.Runs, bench.DefaultWarmupProgram, time.Since(start).Seconds())
+	timed := ""
+	if w.ContactRuns < w.Runs {
+		timed = fmt.Sprintf("; the first contact timed in %d of them, the others' rank 1 started too late to wait for it", w.ContactRuns)
+	}
+	fmt.Fprintf(stderr, "gopsim calibrate: the library's one-time costs measured in %d fresh runs of %s (%.1f s%s)\n", w.Runs, bench.DefaultWarmupProgram, time.Since(start).Seconds(), timed)
 	return w.Costs(), nil
 }
 
