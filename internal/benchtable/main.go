@@ -157,12 +157,12 @@ func main() {
 		fmt.Fprintf(&out, " Only the rows matching `%s` were measured then (`-rows`); the others are from the table before:\n%s", *only, old.header)
 	}
 	fmt.Fprintf(&out, "\n\n")
-	fmt.Fprintln(&out, "| schedule | ranks | ops | events | queue ops | file bytes/op | wall | events/s | ns/event | peak RSS | RSS bytes/op | LogGOPSim wall | LogGOPSim RSS |")
-	fmt.Fprintln(&out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&out, "| "+strings.Join(columns, " | ")+" |")
+	fmt.Fprintln(&out, strings.Repeat("|---", len(columns))+"|")
 	for _, r := range rows {
 		if sel != nil && !sel.MatchString(r.name()) {
-			if line, ok := old.lines[r.key()]; ok {
-				fmt.Fprintln(&out, line)
+			if cells, ok := old.rows[r.key()]; ok {
+				fmt.Fprintln(&out, relayout(cells, old.columns))
 			}
 			continue
 		}
@@ -247,11 +247,46 @@ func (r row) name() string {
 // ranks columns.
 func (r row) key() string { return r.name() + " | " + thousands(r.ranks) }
 
+// columns are the table's columns, in order.
+var columns = []string{"schedule", "ranks", "ops", "events", "queue ops", "file bytes/op", "wall", "events/s", "ns/event", "peak RSS", "RSS bytes/op", "LogGOPSim wall", "LogGOPSim RSS"}
+
 // previous is the table that doc has between the markers: the lines before
-// its header row, and its rows by their key.
+// its header row, its columns, and its rows' cells by their key.
 type previous struct {
-	header string
-	lines  map[string]string
+	header  string
+	columns []string
+	rows    map[string][]string
+}
+
+// relayout writes a row kept from a table with the columns old as a line
+// of today's columns: a column the old table lacked is "–".
+func relayout(cells, old []string) string {
+	at := map[string]string{}
+	for i, c := range old {
+		if i < len(cells) {
+			at[c] = cells[i]
+		}
+	}
+	out := make([]string, len(columns))
+	for i, c := range columns {
+		v, ok := at[c]
+		if !ok {
+			v = "–"
+		}
+		out[i] = v
+	}
+	return "| " + strings.Join(out, " | ") + " |"
+}
+
+// tableCells splits a Markdown table line into its trimmed cells.
+func tableCells(l string) []string {
+	l = strings.TrimSpace(l)
+	l = strings.TrimSuffix(strings.TrimPrefix(l, "|"), "|")
+	cells := strings.Split(l, " | ")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
 }
 
 func oldRows(doc string) (previous, error) {
@@ -264,21 +299,26 @@ func oldRows(doc string) (previous, error) {
 	if i < 0 || j < i {
 		return previous{}, fmt.Errorf("%s: no %s ... %s markers", doc, startMark, endMark)
 	}
-	prev := previous{lines: map[string]string{}}
+	prev := previous{rows: map[string][]string{}}
 	var head []string
 	for _, l := range strings.Split(strings.TrimSpace(s[i+len(startMark):j]), "\n") {
-		cells := strings.Split(l, " | ")
+		cells := tableCells(l)
 		switch {
 		case !strings.HasPrefix(l, "|"):
-			if len(prev.lines) == 0 && strings.TrimSpace(l) != "" {
+			if len(prev.rows) == 0 && prev.columns == nil && strings.TrimSpace(l) != "" {
 				if !strings.HasPrefix(l, ">") {
 					l = "> " + l
 				}
 				head = append(head, l)
 			}
-		case len(cells) > 1 && cells[0] != "| schedule" && !strings.HasPrefix(l, "|---"):
-			prev.lines[strings.TrimPrefix(cells[0], "| ")+" | "+cells[1]] = l
+		case cells[0] == "schedule":
+			prev.columns = cells
+		case len(cells) > 1 && !strings.HasPrefix(l, "|---"):
+			prev.rows[cells[0]+" | "+cells[1]] = cells
 		}
+	}
+	if prev.columns == nil {
+		return previous{}, fmt.Errorf("%s: the table between %s and %s has no header row", doc, startMark, endMark)
 	}
 	prev.header = strings.Join(head, "\n") + "\n"
 	return prev, nil
