@@ -38,11 +38,13 @@
 // size with the result (SimulatePingPong, gopsim's engine) and reports it
 // against the measured round trip (fit.pingpong).
 //
-// Each round's repetitions are summarized by a quantile (FitOptions.
-// Quantile, the median by default) after Tukey's far-out fences: the
-// median is the typical cost an application pays; on a shared machine
-// where noise only adds time, a low quantile estimates the undisturbed
-// cost instead.
+// Each round's repetitions are summarized by their mean (FitOptions.Mean,
+// what `gopsim calibrate` fits by default: an application's time is the
+// sum of its messages' costs, the slow ones included) or by a quantile
+// after Tukey's far-out fences (FitOptions.Quantile, the median when Mean
+// is not set): the median is the typical single message; on a shared
+// machine where noise only adds time, a low quantile estimates the
+// undisturbed cost instead.
 //
 // # Measuring
 //

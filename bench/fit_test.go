@@ -420,3 +420,86 @@ func TestFitNoisyProtocolChange(t *testing.T) {
 		}
 	}
 }
+
+// TestFitMean: fitted at the mean, a table with 0.5 % symmetric noise
+// gives L, o, g and G within 2 % as the median does, and slow rounds
+// (outliers that only add time) raise every fitted cost by what they add
+// on average, where the median ignores them; a process descheduled for
+// beyond MeanCutoff times the median counts for nothing.
+func TestFitMean(t *testing.T) {
+	want := ranges(eager, rendezvous)
+	check := func(name string, tab Table, scale float64) {
+		t.Helper()
+		pf, err := Fit(tab, FitOptions{Mean: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if pf.Fit.Statistic != "mean" || pf.Fit.Quantile != 0 || !strings.HasPrefix(pf.Fit.Describe(), "the mean") {
+			t.Errorf("%s: fit report says %q %g", name, pf.Fit.Statistic, pf.Fit.Quantile)
+		}
+		if len(pf.Ranges) != 2 || pf.EagerLimit == nil || *pf.EagerLimit != 12288 {
+			t.Fatalf("%s: ranges %+v, S %v: want 2, split after 12288 bytes", name, pf.Ranges, pf.EagerLimit)
+		}
+		for i, w := range want {
+			g := pf.Ranges[i]
+			for _, v := range []struct {
+				name      string
+				got, want float64
+			}{{"L", g.L, w.L}, {"o", g.Overhead, w.Overhead}, {"g", g.Gap, w.Gap}, {"G", g.GapPerByte, w.GapPerByte}} {
+				if e := math.Abs(v.got/(v.want*scale) - 1); e > 0.02 {
+					t.Errorf("%s: range %d: %s = %.4g, want %.4g (%.2f %% off)", name, i, v.name, v.got, v.want*scale, 100*e)
+				}
+			}
+		}
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		check(fmt.Sprintf("0.5 %% noise, seed %d", seed), synth(seed, want, paperSizes, 8, 200, noise{Rel: 0.005}), 1)
+	}
+	// 20 % of the rounds 1.2 to 2 times slower: 1.12 times on average.
+	// The mean's ping-pong is 1.12 times the median's, and the fit
+	// reproduces it.
+	slow := synth(7, want, paperSizes, 8, 400, noise{Rel: 0.001, Outliers: 0.2})
+	mean, err := Fit(slow, FitOptions{Mean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	med, err := Fit(slow, FitOptions{Quantile: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range mean.Fit.PingPong {
+		if r := p.MeasuredNs / med.Fit.PingPong[i].MeasuredNs; math.Abs(r/1.12-1) > 0.05 { // 20 % of 400 rounds: a few % of sampling error
+			t.Errorf("slow rounds, %d bytes: mean/median round trip %.3f, want 1.12", p.SizeBytes, r)
+		}
+		if math.Abs(p.Ratio-1) > 0.05 {
+			t.Errorf("slow rounds, %d bytes: simulated/measured mean round trip %.3f", p.SizeBytes, p.Ratio)
+		}
+	}
+	// One round descheduled for a second at each size is left out.
+	var stalled Table
+	seen := map[int64]bool{}
+	for _, s := range synth(1, want, paperSizes, 8, 200, noise{Rel: 0.005}) {
+		if s.N == 1 && !seen[s.SizeBytes] {
+			seen[s.SizeBytes] = true
+			stalled = append(stalled, Sample{N: 1, SizeBytes: s.SizeBytes, PRTTNs: 1e9})
+		}
+		stalled = append(stalled, s)
+	}
+	check("a stall per size", stalled, 1)
+	if _, err := Fit(slow, FitOptions{Mean: true, Quantile: 0.5}); !errors.Is(err, ErrFit) {
+		t.Errorf("mean and a quantile together: %v", err)
+	}
+}
+
+func TestSummarizeMean(t *testing.T) {
+	s := SummarizeMean([]float64{10, 12, 11, 50, 2000}, MeanCutoff)
+	if s.Q != 20.75 || s.Rejected != 1 || s.Reps != 5 || s.Median != 12 {
+		t.Errorf("%+v: want the mean 20.75 of the four below 100 x the median 12", s)
+	}
+	if all := SummarizeMean([]float64{10, 12, 11, 50, 2000}, 0); all.Q != 416.6 || all.Rejected != 0 {
+		t.Errorf("no cutoff: %+v", all)
+	}
+	if one := SummarizeMean([]float64{7}, MeanCutoff); one.Q != 7 || one.SEAt(1) != 1 {
+		t.Errorf("one sample: %+v", one)
+	}
+}

@@ -20,7 +20,8 @@ const locateMinJump = 0.25
 // rendezvous handshake, to the byte: Fit finds the jump between two
 // measured sizes, and LocateS measures sizes between them by bisection,
 // reps timed PRTT(1,0,s) rounds each (after cfg.Warmup untimed), putting
-// each on the side whose fitted round trip its opt.Quantile is closer to.
+// each on the side whose fitted round trip its statistic (opt.Mean or
+// opt.Quantile) is closer to.
 // It returns t with the new rounds appended (so that `gopsim calibrate
 // fit` of the saved table finds the same S) and the number of sizes
 // measured; t unchanged when Fit finds no S, when its jump adds less
@@ -66,7 +67,7 @@ func LocateS(ctx context.Context, p Prober, t Table, cfg Config, opt FitOptions,
 			xs = append(xs, v)
 			t = append(t, Sample{N: 1, SizeBytes: s, PRTTNs: v})
 		}
-		q := SummarizeAt(xs, opt.Quantile).Q
+		q := opt.statistic().summarize(xs).Q
 		if math.Abs(q-below.PRTT(1, 0, s)) <= math.Abs(q-above.PRTT(1, 0, s)) {
 			lo = s
 		} else {

@@ -101,11 +101,11 @@ type ModelInputs struct {
 //   - log3P (with in.Pack): the medians of the pack and unpack times.
 func FitModels(pf *ParamFile, t Table, in ModelInputs) (*ModelFile, error) {
 	mf := &ModelFile{ParamFile: pf, ModelFit: ModelFitReport{Warnings: []string{}}}
-	q := pf.Fit.Quantile // the statistic pf was fitted with
-	if q == 0 {
-		q = 0.5
+	st := statistic{mean: pf.Fit.Statistic == "mean", q: pf.Fit.Quantile} // the one pf was fitted with
+	if !st.mean && st.q == 0 {
+		st.q = DefaultQuantile
 	}
-	pts, _, err := points(t, q)
+	pts, _, err := points(t, st)
 	if err != nil {
 		return nil, err
 	}

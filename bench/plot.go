@@ -21,7 +21,7 @@ import (
 // Both axes are logarithmic; dotted vertical lines mark detected changes.
 func (p *ParamFile) WritePlot(w io.Writer, format string) error {
 	plt := plot.New()
-	plt.Title.Text = fmt.Sprintf("PRTT against message size: %g quantiles (IQR bars) and the LogGOPS fit", p.Fit.Quantile)
+	plt.Title.Text = fmt.Sprintf("PRTT against message size: %s of each round (IQR bars) and the LogGOPS fit", p.Fit.Describe())
 	plt.X.Label.Text = "message size s (bytes)"
 	plt.Y.Label.Text = "PRTT (µs)"
 	plt.X.Scale, plt.Y.Scale = plot.LogScale{}, plot.LogScale{}

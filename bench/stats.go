@@ -42,14 +42,16 @@ func (s Summary) SE(floor float64) float64 {
 	return max(1.2533*sigma/math.Sqrt(float64(kept)), floor)
 }
 
-// SEAt is the standard error of Q, the q-quantile of the kept samples,
-// never less than floor: half the distance between the order statistics
+// SEAt is the standard error of Q, never less than floor. For the
+// q-quantile of the kept samples it is half the distance between the order statistics
 // one binomial standard deviation, sqrt(n q (1-q)) ranks, below and above
 // it (the distribution-free confidence interval of a quantile). Unlike
 // one from the MAD it follows the samples' shape: noise that only adds
 // time spreads the samples above a sharp floor, and a low quantile there
-// is known much better than the MAD suggests.
-func (s Summary) SEAt(q, floor float64) float64 {
+// is known much better than the MAD suggests. For a mean
+// (SummarizeMean) it is the samples' standard deviation over the square
+// root of their number.
+func (s Summary) SEAt(floor float64) float64 {
 	if s.Reps-s.Rejected < 1 {
 		return math.Inf(1)
 	}
@@ -103,6 +105,50 @@ func SummarizeAt(xs []float64, q float64) Summary {
 		Rejected: len(xs) - len(kept),
 		Q:        quantile(kept, q),
 		QSE:      quantileSE(kept, q),
+	}
+}
+
+// SummarizeMean is Summarize with Q the mean of the samples up to cutoff
+// times their median (all of them when cutoff is 0), which are the kept
+// ones: Rejected counts those above. Noise that only adds time is part of
+// the mean, where Tukey's fences would drop most of it (FitOptions.Mean).
+func SummarizeMean(xs []float64, cutoff float64) Summary {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	med := quantile(s, 0.5)
+	kept := s
+	if cutoff > 0 {
+		n, _ := slices.BinarySearchFunc(s, cutoff*med, func(x, lim float64) int {
+			if x > lim {
+				return 1
+			}
+			return -1
+		})
+		kept = s[:max(n, 1)]
+	}
+	var sum, sq float64
+	for _, x := range kept {
+		sum += x
+	}
+	mean := sum / float64(len(kept))
+	dev := make([]float64, len(kept))
+	for i, x := range kept {
+		sq += (x - mean) * (x - mean)
+		dev[i] = math.Abs(x - med)
+	}
+	slices.Sort(dev)
+	se := 0.0
+	if len(kept) > 1 {
+		se = math.Sqrt(sq/float64(len(kept)-1)) / math.Sqrt(float64(len(kept)))
+	}
+	return Summary{
+		Median:   med,
+		IQR:      quantile(kept, 0.75) - quantile(kept, 0.25),
+		MAD:      quantile(dev, 0.5),
+		Reps:     len(xs),
+		Rejected: len(xs) - len(kept),
+		Q:        mean,
+		QSE:      se,
 	}
 }
 

@@ -178,17 +178,17 @@ func TestSEAt(t *testing.T) {
 		floor[i] = 1000 + 200*rng.ExpFloat64()
 	}
 	for _, tc := range []struct{ q, want float64 }{{0.5, 1.2533}, {0.1, 1.7094}} {
-		got := SummarizeAt(normal, tc.q).SEAt(tc.q, 0) * math.Sqrt(n) / 10
+		got := SummarizeAt(normal, tc.q).SEAt(0) * math.Sqrt(n) / 10
 		if math.Abs(got/tc.want-1) > 0.2 {
 			t.Errorf("normal samples, q=%g: SE = %.3f σ/sqrt(n), want %.3f", tc.q, got, tc.want)
 		}
 	}
 	lo, med := SummarizeAt(floor, 0.1), SummarizeAt(floor, 0.5)
-	if lo.SEAt(0.1, 0) > med.SEAt(0.5, 0)/2 {
-		t.Errorf("noise above a floor: SE of the 10th percentile %.2f, of the median %.2f: want the first much smaller", lo.SEAt(0.1, 0), med.SEAt(0.5, 0))
+	if lo.SEAt(0) > med.SEAt(0)/2 {
+		t.Errorf("noise above a floor: SE of the 10th percentile %.2f, of the median %.2f: want the first much smaller", lo.SEAt(0), med.SEAt(0))
 	}
-	if s := SummarizeAt([]float64{5}, 0.1); s.SEAt(0.1, 1) != 1 {
-		t.Errorf("one sample: SE %g, want the floor", s.SEAt(0.1, 1))
+	if s := SummarizeAt([]float64{5}, 0.1); s.SEAt(1) != 1 {
+		t.Errorf("one sample: SE %g, want the floor", s.SEAt(1))
 	}
 }
 

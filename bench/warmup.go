@@ -85,8 +85,8 @@ type Warmup struct {
 	// a run whose rank 1 left MPI_Init so late that it did not wait for
 	// rank 0's first message has none (warmup.c).
 	ContactRuns int
-	Contact WarmupCost
-	Calls   []WarmupCost
+	Contact     WarmupCost
+	Calls       []WarmupCost
 }
 
 // MeasureWarmup measures the MPI library's one-time costs on two ranks:

@@ -131,7 +131,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.Var(nsQty(delayNs), "delay", "delay d of PRTT(n,d,s) in `ns` (or with a unit: 5us); 0: per size the median PRTT(1,0,s) (Netgauge's choice)")
 	fs.BoolVar(&c.Sleep, "sleep", false, "sleep through the delay instead of spinning (Netgauge spins): for a small shared machine; o then includes wake-up costs")
 	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", bench.DefaultMaxRanges, "at most this many size ranges (protocols); 1 turns change detection off")
-	quantileFlag(fs, &o.Fit.Quantile)
+	quantileFlag(fs, &o.Fit)
 	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
 	fs.StringVar(&o.Table, "table", "", "raw PRTT table `file` (CSV n,d_ns,s_bytes,prtt_ns), always written; default: the -o name with .prtt.csv, or prtt.csv")
 	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
@@ -181,14 +181,18 @@ Flags:
 
 // quantileFlag defines --quantile, the statistic of the repetitions that
 // the fit uses, into q.
-func quantileFlag(fs *flag.FlagSet, q *float64) {
-	*q = bench.DefaultQuantile
-	fs.Func("quantile", fmt.Sprintf("fit this `quantile` of each round's repetitions, 0 < q <= 1: 0.5, the median, is the typical cost an application pays; noise on a shared machine only adds time, so a low quantile such as 0.1 measures the undisturbed cost (default %g)", bench.DefaultQuantile), func(v string) error {
+func quantileFlag(fs *flag.FlagSet, fit *bench.FitOptions) {
+	fit.Mean, fit.Quantile = true, 0
+	fs.Func("quantile", fmt.Sprintf("fit this statistic of each round's repetitions: mean (the default), or a quantile 0 < q <= 1. An application's time is the sum of its messages' costs, so the mean, slow rounds included (up to %d times the median), predicts it; 0.5, the median, is the typical single message; noise on a shared machine only adds time, so a low quantile such as 0.1 measures the undisturbed cost", bench.MeanCutoff), func(v string) error {
+		if v == "mean" {
+			fit.Mean, fit.Quantile = true, 0
+			return nil
+		}
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(x > 0 && x <= 1) {
-			return fmt.Errorf("want a number in (0, 1], such as 0.1 or 0.5")
+			return fmt.Errorf("want mean, or a quantile in (0, 1] such as 0.1 or 0.5")
 		}
-		*q = x
+		fit.Mean, fit.Quantile = false, x
 		return nil
 	})
 }
@@ -198,7 +202,7 @@ func calibrateFitFlags(o *CalibrateFitOptions) *flag.FlagSet {
 	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
 	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
 	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", bench.DefaultMaxRanges, "at most this many size ranges (protocols); 1 turns change detection off")
-	quantileFlag(fs, &o.Fit.Quantile)
+	quantileFlag(fs, &o.Fit)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate fit TABLE.csv [-o PARAMS.json] [--plot FILE.png]
 
@@ -559,8 +563,8 @@ func fitAndWrite(tab bench.Table, src bench.Source, opt bench.FitOptions, lib *s
 // summarize prints the parameters as text.
 func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 	s := pf.Source
-	fmt.Fprintf(w, "table:      %s (%d rows, %d sizes from %d to %d bytes; fitted: the %g quantile of each round's repetitions)\n",
-		s.Table, s.Rows, len(s.Sizes), s.Sizes[0], s.Sizes[len(s.Sizes)-1], pf.Fit.Quantile)
+	fmt.Fprintf(w, "table:      %s (%d rows, %d sizes from %d to %d bytes; fitted: %s of each round's repetitions)\n",
+		s.Table, s.Rows, len(s.Sizes), s.Sizes[0], s.Sizes[len(s.Sizes)-1], pf.Fit.Describe())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "range\tbytes\tL_ns\to_ns\tg_ns\tG_ns_per_byte\tO_ns_per_byte\tR²(gap)\t")
 	for i, r := range pf.Ranges {
@@ -637,7 +641,7 @@ func summarizePingPong(w io.Writer, pp []bench.PingPongPoint) {
 	if len(pp) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "ping-pong:  round trip measured (the fitted quantile of PRTT(1,0,s)) and simulated with these parameters (gopsim's engine)")
+	fmt.Fprintln(w, "ping-pong:  round trip measured (the fitted statistic of PRTT(1,0,s)) and simulated with these parameters (gopsim's engine)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t\t")
 	var worst [2]float64

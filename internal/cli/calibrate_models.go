@@ -44,7 +44,7 @@ func calibrateModelsFlags(o *CalibrateModelsOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("calibrate models", flag.ContinueOnError)
 	fs.StringVar(&o.Output, "o", "", "model parameter `file` (JSON) to write; default: print it on stdout")
 	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", bench.DefaultMaxRanges, "at most this many size ranges for the LogGOPS fit")
-	quantileFlag(fs, &o.Fit.Quantile)
+	quantileFlag(fs, &o.Fit)
 	fs.StringVar(&o.Burst, "burst", "", "LogfP's burst table `file` (CSV n,d_ns,s_bytes,prtt_ns with n = 1..P): read it, or write it with --measure-burst")
 	fs.BoolVar(&o.MeasureBurst, "measure-burst", false, "measure the burst round trips PRTT(P,0,s), P = 1..--burst-max (default table file burst.csv)")
 	fs.Int64Var(&o.BurstCfg.SizeBytes, "burst-size", 8, "message size of the bursts in `bytes`")

@@ -43,7 +43,7 @@ func TestCalibrateModels(t *testing.T) {
 	bt := writeFile(t, dir, "burst.csv", burst.String())
 	out := filepath.Join(dir, "models.json")
 	pack := filepath.Join(dir, "pack.csv")
-	code, stdout, errOut := run("calibrate", "models", table, "--burst", bt, "--measure-pack", "--pack", pack, "-o", out, "--plot", filepath.Join(dir, "m.png"))
+	code, stdout, errOut := run("calibrate", "models", table, "--quantile", "0.5", "--burst", bt, "--measure-pack", "--pack", pack, "-o", out, "--plot", filepath.Join(dir, "m.png"))
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -102,7 +102,7 @@ func TestCalibrateFit(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"table:      " + table + " (120 rows, 10 sizes from 1 to 65536 bytes; fitted: the 0.5 quantile",
+	for _, want := range []string{"table:      " + table + " (120 rows, 10 sizes from 1 to 65536 bytes; fitted: the mean (up to 100 times the median) of each round",
 		"0..12288", "12289..max", "jump between 12288 and 12289 bytes", "S:          12288 bytes", "parameters: " + params, "plot:       " + plot} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -209,7 +209,8 @@ func TestCalibrateErrors(t *testing.T) {
 		{"fit one size", []string{"calibrate", "fit", one}, ExitError, "cannot fit: 1 message sizes"},
 		{"fit bad plot", []string{"calibrate", "fit", table, "--plot", filepath.Join(dir, "p.txt")}, ExitError, "writing plot"},
 		{"peer refuses", []string{"calibrate", "--peer", "127.0.0.1:1", "-o", filepath.Join(dir, "x.json")}, ExitError, "connect"},
-		{"quantile 0", []string{"calibrate", "fit", table, "--quantile", "0"}, ExitUsage, `invalid value "0" for flag -quantile: want a number in (0, 1]`},
+		{"quantile 0", []string{"calibrate", "fit", table, "--quantile", "0"}, ExitUsage, `invalid value "0" for flag -quantile: want mean, or a quantile in (0, 1]`},
+		{"quantile word", []string{"calibrate", "fit", table, "--quantile", "median"}, ExitUsage, `invalid value "median" for flag -quantile: want mean`},
 		{"quantile not a number", []string{"calibrate", "--quantile", "low"}, ExitUsage, `invalid value "low" for flag -quantile`},
 		{"negative locate-reps", []string{"calibrate", "--locate-reps", "-1"}, ExitUsage, `invalid value "-1" for flag -locate-reps`},
 		{"more passes than reps", []string{"calibrate", "--reps", "3", "--passes", "4", "--peer", "127.0.0.1:1"}, ExitError, "4 passes, want 1..3"},
@@ -301,7 +302,7 @@ func TestCalibrateListenPeer(t *testing.T) {
 	if len(tab) != 3*5*4 {
 		t.Errorf("%d rows in the table, want %d", len(tab), 3*5*4)
 	}
-	for _, want := range []string{"table:      " + table + " (60 rows, 3 sizes from 1 to 4096 bytes; fitted: the 0.5 quantile", "parameters: " + params} {
+	for _, want := range []string{"table:      " + table + " (60 rows, 3 sizes from 1 to 4096 bytes; fitted: the mean (up to 100 times the median) of each round", "parameters: " + params} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
