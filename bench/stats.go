@@ -91,7 +91,14 @@ func SummarizeAt(xs []float64, q float64) Summary {
 			kept = append(kept, x)
 		}
 	}
-	med := quantile(kept, 0.5)
+	sm := spread(len(xs), kept, quantile(kept, 0.5))
+	sm.Q, sm.QSE = quantile(kept, q), quantileSE(kept, q)
+	return sm
+}
+
+// spread is the Summary of n samples of which the sorted kept ones were
+// kept, around the median med, without Q and QSE.
+func spread(n int, kept []float64, med float64) Summary {
 	dev := make([]float64, len(kept))
 	for i, x := range kept {
 		dev[i] = math.Abs(x - med)
@@ -101,10 +108,8 @@ func SummarizeAt(xs []float64, q float64) Summary {
 		Median:   med,
 		IQR:      quantile(kept, 0.75) - quantile(kept, 0.25),
 		MAD:      quantile(dev, 0.5),
-		Reps:     len(xs),
-		Rejected: len(xs) - len(kept),
-		Q:        quantile(kept, q),
-		QSE:      quantileSE(kept, q),
+		Reps:     n,
+		Rejected: n - len(kept),
 	}
 }
 
@@ -131,25 +136,15 @@ func SummarizeMean(xs []float64, cutoff float64) Summary {
 		sum += x
 	}
 	mean := sum / float64(len(kept))
-	dev := make([]float64, len(kept))
-	for i, x := range kept {
+	for _, x := range kept {
 		sq += (x - mean) * (x - mean)
-		dev[i] = math.Abs(x - med)
 	}
-	slices.Sort(dev)
-	se := 0.0
+	sm := spread(len(xs), kept, med)
+	sm.Q = mean
 	if len(kept) > 1 {
-		se = math.Sqrt(sq/float64(len(kept)-1)) / math.Sqrt(float64(len(kept)))
+		sm.QSE = math.Sqrt(sq/float64(len(kept)-1)) / math.Sqrt(float64(len(kept)))
 	}
-	return Summary{
-		Median:   med,
-		IQR:      quantile(kept, 0.75) - quantile(kept, 0.25),
-		MAD:      quantile(dev, 0.5),
-		Reps:     len(xs),
-		Rejected: len(xs) - len(kept),
-		Q:        mean,
-		QSE:      se,
-	}
+	return sm
 }
 
 // quantile is the p-quantile of sorted xs, interpolated between order
