@@ -56,6 +56,25 @@ func (st statistic) summarize(xs []float64) Summary {
 
 func (opt FitOptions) statistic() statistic { return statistic{opt.Mean, opt.Quantile} }
 
+// name is FitReport.Statistic for st.
+func (st statistic) name() string {
+	if st.mean {
+		return "mean"
+	}
+	return "quantile"
+}
+
+// statistic is the statistic a fit report names; a report of a file
+// written before FitReport.Statistic existed names the quantile (the
+// median when that is absent too).
+func (f FitReport) statistic() statistic {
+	st := statistic{mean: f.Statistic == "mean", q: f.Quantile}
+	if !st.mean && st.q == 0 {
+		st.q = DefaultQuantile
+	}
+	return st
+}
+
 // DefaultMaxRanges is FitOptions.MaxRanges' default: Open MPI's shared
 // memory alone has five protocols or so (inline sends, fast boxes, eager
 // copies, single copy, and copies beyond the caches), and a range must end
@@ -112,10 +131,10 @@ func halfRTTOff(pts []point) float64 {
 // Describe names the statistic fitted, for people: "the mean" or "the 0.5
 // quantile".
 func (f FitReport) Describe() string {
-	if f.Statistic == "mean" {
-		return fmt.Sprintf("the mean (up to %d times the median)", MeanCutoff)
+	if st := f.statistic(); !st.mean {
+		return fmt.Sprintf("the %g quantile", st.q)
 	}
-	return fmt.Sprintf("the %g quantile", f.Quantile)
+	return fmt.Sprintf("the mean (up to %d times the median)", MeanCutoff)
 }
 
 // ErrFit is wrapped by errors about a table that does not allow a fit.
@@ -436,11 +455,7 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		pf.Source.Sizes = append(pf.Source.Sizes, p.size)
 	}
 	pf.Fit.Method = "PRTT(n,d,s), LogGP (Hoefler, Lichei, Rehm 2007); binary segmentation of weighted least-squares lines over s-1; per range non-negative least squares (Lawson-Hanson) of the three series, the half round trip first"
-	pf.Fit.Quantile = opt.Quantile
-	pf.Fit.Statistic = "quantile"
-	if opt.Mean {
-		pf.Fit.Statistic = "mean"
-	}
+	pf.Fit.Quantile, pf.Fit.Statistic = opt.Quantile, opt.statistic().name()
 	pf.Warnings = append(pf.Warnings, missingSeries(pts)...)
 	bounds, gains := segment(pts, opt)
 	lines := make([][nSeries]line, len(bounds)-1)

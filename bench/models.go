@@ -101,11 +101,7 @@ type ModelInputs struct {
 //   - log3P (with in.Pack): the medians of the pack and unpack times.
 func FitModels(pf *ParamFile, t Table, in ModelInputs) (*ModelFile, error) {
 	mf := &ModelFile{ParamFile: pf, ModelFit: ModelFitReport{Warnings: []string{}}}
-	st := statistic{mean: pf.Fit.Statistic == "mean", q: pf.Fit.Quantile} // the one pf was fitted with
-	if !st.mean && st.q == 0 {
-		st.q = DefaultQuantile
-	}
-	pts, _, err := points(t, st)
+	pts, _, err := points(t, pf.Fit.statistic()) // the statistic pf was fitted with
 	if err != nil {
 		return nil, err
 	}
