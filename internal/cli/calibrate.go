@@ -216,21 +216,6 @@ Flags:
 	return fs
 }
 
-// parseCalibrateArgs parses args with fs, allowing flags after the
-// positional arguments (gopsim calibrate fit TABLE.csv -o P.json).
-func parseCalibrateArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
-	for {
-		if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
-			return nil, code, false
-		}
-		if fs.NArg() == 0 {
-			return pos, ExitOK, true
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "fit" {
 		return runCalibrateFit(args[1:], stdout, stderr)
@@ -241,7 +226,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	var o CalibrateOptions
 	var delayNs int64
 	fs := calibrateFlags(&o, &delayNs)
-	pos, code, ok := parseCalibrateArgs(fs, args, stdout, stderr)
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -308,7 +293,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
 	var o CalibrateFitOptions
 	fs := calibrateFitFlags(&o)
-	pos, code, ok := parseCalibrateArgs(fs, args, stdout, stderr)
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
 	if !ok {
 		return code
 	}

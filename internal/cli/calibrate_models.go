@@ -85,7 +85,7 @@ Flags:
 func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 	var o CalibrateModelsOptions
 	fs := calibrateModelsFlags(&o)
-	pos, code, ok := parseCalibrateArgs(fs, args, stdout, stderr)
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
 	if !ok {
 		return code
 	}

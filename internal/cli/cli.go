@@ -192,6 +192,25 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	return ExitOK, true
 }
 
+// parseInterspersed parses flags anywhere among the arguments and returns
+// the others; after "--" every argument is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
+			return append(pos, rest...), ExitOK, true
+		}
+		if len(rest) == 0 {
+			return pos, ExitOK, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
 // setFlags returns the names of the flags given on the command line.
 func setFlags(fs *flag.FlagSet) map[string]bool {
 	m := map[string]bool{}

@@ -171,25 +171,6 @@ func sweepDimsHelp() string {
 	return b.String()
 }
 
-// parseInterspersed parses flags anywhere among the arguments and returns
-// the others; after "--" every argument is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
-	for {
-		if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
-			return nil, code, false
-		}
-		rest := fs.Args()
-		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
-			return append(pos, rest...), ExitOK, true
-		}
-		if len(rest) == 0 {
-			return pos, ExitOK, true
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
