@@ -121,6 +121,8 @@ func TestErrors(t *testing.T) {
 		{"bad flag", []string{"sim", "--nosuch"}, ExitUsage, "flag provided but not defined"},
 		{"bad queue", []string{"sim", "--queue", "fifo"}, ExitUsage, "expected radix or heap"},
 		{"two files", []string{"sim", "a", "b"}, ExitUsage, "one schedule file expected"},
+		{"two files among flags", []string{"sim", "a", "--quiet", "b"}, ExitUsage, "one schedule file expected, got 2 arguments"},
+		{"flag after the file", []string{"sim", stuck, "-L", "5xs"}, ExitUsage, `invalid value "5xs" for flag -L`},
 		{"missing file", []string{"sim", filepath.Join(dir, "none.goal")}, ExitError, "no such file"},
 		{"peer out of range", []string{"sim", bad}, ExitError, bad + ":3:12: peer rank 5 outside 0..1 (num_ranks 2)"},
 		{"deadlock", []string{"sim", stuck}, ExitError, "rank 0 op 0: recv 8 bytes from 1 tag 3: receive posted, no matching message arrived"},
@@ -208,5 +210,27 @@ func TestConvertErrorLeavesNoFile(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("files left behind: %v", entries)
+	}
+}
+
+// TestFlagsAfterFiles: sim, validate, convert and extrapolate take their
+// flags before or after the files, with the same result ("--" ends the
+// flags).
+func TestFlagsAfterFiles(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "pp.goal", pingpong)
+	for _, tc := range []struct{ before, after []string }{
+		{[]string{"sim", "--json", "-L", "1.5us", in}, []string{"sim", in, "--json", "-L", "1.5us"}},
+		{[]string{"extrapolate", "--factor", "2", in, filepath.Join(dir, "a.goal")}, []string{"extrapolate", in, filepath.Join(dir, "b.goal"), "--factor", "2"}},
+		{[]string{"convert", "--from", "goal", in, filepath.Join(dir, "c.bin")}, []string{"convert", in, filepath.Join(dir, "d.bin"), "--from", "goal"}},
+	} {
+		c1, out1, err1 := run(tc.before...)
+		c2, out2, err2 := run(tc.after...)
+		if c1 != ExitOK || c2 != ExitOK || out1 != out2 {
+			t.Errorf("%v: exit %d %q %q\n%v: exit %d %q %q", tc.before, c1, out1, err1, tc.after, c2, out2, err2)
+		}
+	}
+	if c, _, stderr := run("sim", "--", in, "--json"); c != ExitUsage || !strings.Contains(stderr, "one schedule file expected, got 2 arguments") {
+		t.Errorf("after --: exit %d, %q", c, stderr)
 	}
 }

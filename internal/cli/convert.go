@@ -252,18 +252,19 @@ func convertTraceFlags(fs *flag.FlagSet, o *ConvertOptions) {
 func runConvert(args []string, stdout, stderr io.Writer) int {
 	var o ConvertOptions
 	fs := convertFlags(&o)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 2 {
+	if len(pos) != 2 {
 		fmt.Fprintln(stderr, "gopsim convert: expected IN and OUT")
 		return ExitUsage
 	}
-	if err := checkConvertFlags(fs, fs.Arg(0), o.To, &o); err != nil {
+	if err := checkConvertFlags(fs, pos[0], o.To, &o); err != nil {
 		printErr(stderr, "convert", err)
 		return ExitUsage
 	}
-	if err := ConvertWith(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
+	if err := ConvertWith(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "convert", err)
 		return ExitError
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gopsim/gopsim/extrapolation"
@@ -49,7 +50,14 @@ func extrapolateFlags(o *ExtrapolateOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("extrapolate", flag.ContinueOnError)
 	algos := collAlgoFlag{}
 	o.Convert.Trace.CollAlgo = algos
-	fs.IntVar(&o.Factor, "factor", 0, "the scale factor `K`: a P-rank input becomes K·P ranks (required)")
+	fs.Func("factor", "the scale factor `K`, a whole number: a P-rank input becomes K·P ranks (required)", func(v string) error {
+		k, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("want a whole number K of copies of the input (K·P ranks), such as 4 or 1024")
+		}
+		o.Factor = k
+		return nil
+	})
 	fs.Var(dimsFlag{&o.Grid}, "grid", "the traced run's process grid, slowest dimension first, e.g. `4x4` (default: detected when the trace has an MPI_Cart_create over all ranks)")
 	fs.BoolVar(&o.NoGrid, "no-grid", false, "ignore any process grid: every copy keeps its point-to-point messages (Schedgen's rule)")
 	fs.Var(fromFlag{&o.Convert.From, convertFormats}, "from", "the input's `FORMAT`: "+strings.Join(convertFormats, ", ")+"; default: detected")
@@ -99,10 +107,11 @@ Flags:
 func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 	var o ExtrapolateOptions
 	fs := extrapolateFlags(&o)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 2 {
+	if len(pos) != 2 {
 		fmt.Fprintln(stderr, "gopsim extrapolate: expected IN and OUT")
 		return ExitUsage
 	}
@@ -114,11 +123,11 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim extrapolate: --grid and --no-grid exclude each other")
 		return ExitUsage
 	}
-	if err := checkConvertFlags(fs, fs.Arg(0), "goal", &o.Convert); err != nil {
+	if err := checkConvertFlags(fs, pos[0], "goal", &o.Convert); err != nil {
 		printErr(stderr, "extrapolate", err)
 		return ExitUsage
 	}
-	if err := Extrapolate(fs.Arg(0), fs.Arg(1), o, stderr); err != nil {
+	if err := Extrapolate(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "extrapolate", err)
 		return ExitError
 	}

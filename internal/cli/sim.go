@@ -74,7 +74,8 @@ func simFlags(stderr io.Writer) (*SimOptions, *flag.FlagSet) {
 
 func runSim(args []string, stdout, stderr io.Writer) int {
 	o, fs := simFlags(stderr)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
+	if !ok {
 		return code
 	}
 	o.Log = stderr
@@ -87,12 +88,12 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopsim sim: --queue %q: expected radix or heap\n", q)
 		return ExitUsage
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(stderr, "gopsim sim: one schedule file expected, got %d arguments\n", fs.NArg())
+	if len(pos) > 1 {
+		fmt.Fprintf(stderr, "gopsim sim: one schedule file expected, got %d arguments\n", len(pos))
 		return ExitUsage
 	}
-	if fs.NArg() == 1 {
-		o.Input = fs.Arg(0)
+	if len(pos) == 1 {
+		o.Input = pos[0]
 	}
 	if o.ParamsFile != "" {
 		// The file replaces the defaults; flags given explicitly win.
@@ -266,7 +267,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	bar.Finish()
 	noiseRep := o.Noise.report(opt.Noise, p.NumRanks)
 	netRep := o.Network.report(opt.Network, res)
-	outs, err := o.Outputs.results(p, res, o.Memory.spillDir)
+	outs, err := o.Outputs.results(p, res, o.Input, o.Memory.spillDir)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,6 @@ type simOutputs struct {
 	ranks     string // --timeline-ranks
 	window    string // --timeline-window
 
-	fs *flag.FlagSet // for the input's name in the timelines' metadata
 }
 
 // slowestListed is how many of the slowest ranks the breakdown lists.
@@ -32,7 +31,6 @@ const slowestListed = 5
 const maxStepsText = 80
 
 func (s *simOutputs) flags(fs *flag.FlagSet) {
-	s.fs = fs
 	fs.BoolVar(&s.breakdown, "breakdown", false, "report where each rank's time went: calc, send and receive overhead, wait, noise, NIC busy (text: totals and the 5 slowest ranks; --json: every rank)")
 	fs.BoolVar(&s.critical, "critical-path", false, "report the chain of ops and messages that decides the finishing time, split into calc, overhead, latency, bandwidth, wait and noise")
 	fs.StringVar(&s.chrome, "timeline", "", "write a Chrome trace-event timeline to `FILE.json` (Perfetto, chrome://tracing) of ranks 0 to 63 unless --timeline-ranks says otherwise (a viewer loads the file whole)")
@@ -110,9 +108,10 @@ type simResults struct {
 	files     []string // lines naming the timeline files written, for the text form
 }
 
-// results computes the outputs of run res of p; tempDir is where the
+// results computes the outputs of run res of p, read from input (for the
+// timelines' metadata; "" for the embedded example); tempDir is where the
 // Paraver trace is sorted ("" for the system's temporary directory).
-func (s *simOutputs) results(p *sim.Program, res *sim.Result, tempDir string) (*simResults, error) {
+func (s *simOutputs) results(p *sim.Program, res *sim.Result, input, tempDir string) (*simResults, error) {
 	r := &simResults{showBD: s.breakdown}
 	if res.Breakdown != nil {
 		r.breakdown = newBreakdownReport(res, p.NumCPUs, s.breakdown)
@@ -130,10 +129,7 @@ func (s *simOutputs) results(p *sim.Program, res *sim.Result, tempDir string) (*
 		}
 		return r, nil
 	}
-	opt := timeline.Options{TempDir: tempDir}
-	if s.fs != nil && s.fs.NArg() == 1 {
-		opt.Input = s.fs.Arg(0)
-	}
+	opt := timeline.Options{TempDir: tempDir, Input: input}
 	if s.ranks != "" {
 		ranks, err := timeline.ParseRanks(s.ranks)
 		if err != nil {

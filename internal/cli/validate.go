@@ -75,14 +75,15 @@ Flags:
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	o := ValidateOptions{Params: sim.DefaultParams()}
 	fs := validateFlags(&o)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	pos, code, ok := parseInterspersed(fs, args, stdout, stderr)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "gopsim validate: expected one TRACE, got %d arguments\n", fs.NArg())
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "gopsim validate: expected one TRACE, got %d arguments\n", len(pos))
 		return ExitUsage
 	}
-	o.Input = fs.Arg(0)
+	o.Input = pos[0]
 	given := setFlags(fs)
 	if o.ParamsFile != "" {
 		p, err := sim.ReadParamsFile(o.ParamsFile, sim.DefaultParams())
