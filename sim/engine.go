@@ -126,7 +126,11 @@ type rankRec struct {
 
 type engine struct {
 	p     *Program
-	ops   []opRec
+	ops   []opRec // the records of a program held in memory; see op
+	nops  int32
+	// slot and pool locate the records of a streamed program (op).
+	slot []uint32
+	pool unsafe.Pointer
 	deps  []uint32
 	cn    []uint32
 	costs costTable // L, o, g, G, O by message size
@@ -380,8 +384,11 @@ func (p *Program) reset() {
 }
 
 func newEngine(p *Program, opt Options) *engine {
-	e := &engine{p: p, ops: p.ops, deps: p.deps, cn: p.cn, eager: opt.Params.EagerLimit,
+	e := &engine{p: p, ops: p.ops, nops: int32(p.NumOps()), deps: p.deps, cn: p.cn, eager: opt.Params.EagerLimit,
 		nc: int32(p.NumCPUs), nn: int32(p.NumNICs), win: p.win}
+	if p.win != nil {
+		e.slot, e.pool = p.win.pool.slot, p.win.pool.base()
+	}
 	mp := opt.Params.ModelParams(opt.Model)
 	e.scale = scaleOf(&mp)
 	if opt.psAlways {
@@ -414,6 +421,15 @@ func newEngine(p *Program, opt Options) *engine {
 	e.posted.init()
 	e.unexpected.init()
 	return e
+}
+
+// op returns op g's record: in the program's records, or for a streamed
+// program in the pool block of its page (recpool.go).
+func (e *engine) op(g int32) *opRec {
+	if e.slot == nil {
+		return &e.ops[g]
+	}
+	return (*opRec)(unsafe.Add(e.pool, uintptr(e.slot[g>>recPageShift])*uintptr(recBlockSize)+uintptr(g&(recPageOps-1))*unsafe.Sizeof(opRec{})))
 }
 
 // clock returns clock i of rank r.
@@ -476,13 +492,13 @@ func (e *engine) init() {
 		}
 		ready = ready[:0]
 		for g := p.rankStart[r]; len(ready) < int(st.ready); g++ {
-			if e.ops[g].pend == 0 {
+			if e.op(g).pend == 0 {
 				ready = append(ready, g)
 			}
 		}
 		for k := goal.Send; k <= goal.Calc; k++ {
 			for _, g := range ready {
-				if e.ops[g].kind() == k {
+				if e.op(g).kind() == k {
 					e.insert(r, g)
 				}
 			}
@@ -510,7 +526,7 @@ func (e *engine) takeImplicit(r int32, rk *rankRec, src int32, tag uint32) (int3
 		end = rk.icur + implicitScan
 	}
 	for g := rk.icur; g < end; g++ {
-		o := &e.ops[g]
+		o := e.op(g)
 		if o.pend != stStarted|implicit {
 			if g == rk.icur {
 				rk.icur++
@@ -547,7 +563,7 @@ func (e *engine) explicit(r int32, rk *rankRec) {
 		later = append(later, m)
 	}
 	for g := rk.icur; g < rk.iend; g++ {
-		if o := &e.ops[g]; o.pend == stStarted|implicit {
+		if o := e.op(g); o.pend == stStarted|implicit {
 			o.pend = stStarted
 			e.implicit--
 			e.posted.push(h, r, o.peer, o.tag, g)
@@ -561,7 +577,7 @@ func (e *engine) explicit(r int32, rk *rankRec) {
 }
 
 func (e *engine) insert(r, g int32) {
-	o := &e.ops[g]
+	o := e.op(g)
 	c, n := e.cpuNIC(g)
 	t := max(o.tm, *e.clock(r, c))
 	if o.kind() == goal.Send {
@@ -580,7 +596,7 @@ func (e *engine) insert(r, g int32) {
 
 // resolve records that one predecessor of op g (rank r) is resolved at t.
 func (e *engine) resolve(r, g int32, t int64) {
-	o := &e.ops[g]
+	o := e.op(g)
 	if o.tm < t {
 		o.tm = t
 	}
@@ -592,7 +608,7 @@ func (e *engine) resolve(r, g int32, t int64) {
 
 // started releases the irequires successors of op g at its start time t.
 func (e *engine) started(r, g int32, t int64) {
-	ed := e.ops[g].edge
+	ed := e.op(g).edge
 	if ed&edgeList == 0 {
 		if ed&1 != 0 {
 			e.resolve(r, g+int32(ed>>1), t)
@@ -609,7 +625,7 @@ func (e *engine) started(r, g int32, t int64) {
 
 // completed marks op g done at t and releases its requires successors.
 func (e *engine) completed(r, g int32, t int64) {
-	o := &e.ops[g]
+	o := e.op(g)
 	o.pend = stDone
 	e.done++
 	if e.lists && len(e.radix.b0)-e.radix.head <= prefetchAhead {
@@ -640,7 +656,7 @@ func (e *engine) completed(r, g int32, t int64) {
 // resolve.
 func (e *engine) ahead(r, g int32) {
 	m := g
-	if ed := e.ops[g].edge; ed&edgeList == 0 {
+	if ed := e.op(g).edge; ed&edgeList == 0 {
 		m += int32(ed >> 1)
 	} else {
 		at := ed &^ edgeList
@@ -679,7 +695,7 @@ func (e *engine) flush() {
 		}
 		for k := goal.Send; k <= goal.Calc; k++ {
 			for _, x := range b {
-				if x.rank == r && e.ops[x.op].kind() == k {
+				if x.rank == r && e.op(x.op).kind() == k {
 					e.insert(r, x.op)
 				}
 			}
@@ -730,7 +746,7 @@ func (e *engine) loop() {
 		if ev.key&keyArrival != 0 {
 			e.arrival(ev)
 		} else {
-			switch e.ops[ev.op].kind() {
+			switch e.op(ev.op).kind() {
 			case goal.Calc:
 				e.calc(ev)
 			case goal.Send:
@@ -763,7 +779,7 @@ const prefetchAhead = 8
 // 65,536-rank dissemination). It changes nothing but timing.
 func (e *engine) prefetchNext() {
 	if x, ok := e.radix.ahead(prefetchAhead); ok {
-		prefetch(uintptr(unsafe.Pointer(&e.ops[x.op])))
+		prefetch(uintptr(unsafe.Pointer(e.op(x.op))))
 		r := x.rank
 		if x.key&keyArrival != 0 {
 			r = int32(x.key & keyRank)
@@ -781,7 +797,7 @@ func (e *engine) prefetchNext() {
 		// The op's record, prefetched four events ago, says where its
 		// successors are: an op with several keeps them in a list far
 		// from the records, which started and completed read.
-		if ed := e.ops[x.op].edge; ed&edgeList != 0 {
+		if ed := e.op(x.op).edge; ed&edgeList != 0 {
 			if at := ed &^ edgeList; int(at) < len(e.deps) {
 				prefetch(uintptr(unsafe.Pointer(&e.deps[at])))
 			}
@@ -789,9 +805,9 @@ func (e *engine) prefetchNext() {
 	} else {
 		rk := &e.ranks[x.key&keyRank]
 		if rk.icur < rk.iend {
-			prefetch(uintptr(unsafe.Pointer(&e.ops[rk.icur])))
+			prefetch(uintptr(unsafe.Pointer(e.op(rk.icur))))
 			if rk.icur+1 < rk.iend {
-				prefetch(uintptr(unsafe.Pointer(&e.ops[rk.icur+1])))
+				prefetch(uintptr(unsafe.Pointer(e.op(rk.icur+1))))
 			}
 		} else if h := &rk.posted; h.n > 0 && h.cap != mqHashed {
 			prefetch(uintptr(unsafe.Pointer(&e.posted.arena[h.off])))
@@ -808,14 +824,14 @@ func (e *engine) prefetchNext() {
 // the hardware prefetcher follows. It changes nothing but timing.
 func (e *engine) prefetchRank(g int32) {
 	const line = 64 / int32(unsafe.Sizeof(opRec{}))
-	if int(g+2*line) < len(e.ops) {
-		prefetch(uintptr(unsafe.Pointer(&e.ops[g+line])))
-		prefetch(uintptr(unsafe.Pointer(&e.ops[g+2*line])))
+	if g+2*line < e.nops {
+		prefetch(uintptr(unsafe.Pointer(e.op(g+line))))
+		prefetch(uintptr(unsafe.Pointer(e.op(g+2*line))))
 	}
 }
 
 func (e *engine) calc(ev event) {
-	o := &e.ops[ev.op]
+	o := e.op(ev.op)
 	c, _ := e.cpuNIC(ev.op)
 	cpu := e.clock(ev.rank, c)
 	if *cpu > ev.time {
@@ -850,7 +866,7 @@ func (e *engine) calc(ev event) {
 }
 
 func (e *engine) send(ev event) {
-	o := &e.ops[ev.op]
+	o := e.op(ev.op)
 	c, n := e.cpuNIC(ev.op)
 	cpu, nic := e.clock(ev.rank, c), e.clock(ev.rank, e.nc+n)
 	if free := max(*cpu, *nic); free > ev.time {
@@ -889,11 +905,11 @@ func (e *engine) rendezvousMatched(s, g int32, t int64) {
 	cpu, nic := e.clock(s, c), e.clock(s, e.nc+n)
 	*cpu = max(*cpu, t)
 	*nic = max(*nic, t)
-	e.completed(s, g, max(t, e.ops[g].tm))
+	e.completed(s, g, max(t, e.op(g).tm))
 }
 
 func (e *engine) recv(ev event) {
-	o := &e.ops[ev.op]
+	o := e.op(ev.op)
 	t := ev.time
 	o.pend = stStarted
 	e.started(ev.rank, ev.op, t)
@@ -905,7 +921,7 @@ func (e *engine) recv(ev event) {
 		if e.x != nil && e.x.rec != nil {
 			e.x.matched(m.op, ev.op)
 		}
-		if int64(e.ops[m.op].bytes()) > e.eager {
+		if int64(e.op(m.op).bytes()) > e.eager {
 			e.rendezvousMatched(m.src, m.op, t)
 		}
 		e.completed(ev.rank, ev.op, t)
@@ -918,7 +934,7 @@ func (e *engine) recv(ev event) {
 }
 
 func (e *engine) arrival(ev event) {
-	o := &e.ops[ev.op]
+	o := e.op(ev.op)
 	q := int32(ev.key & keyRank) // o.peer
 	c, n := e.cpuNIC(ev.op)
 	cpu, nic := e.clock(q, c), e.clock(q, e.nc+e.nn+n)
@@ -1060,7 +1076,7 @@ func (e *engine) stuck() error {
 			if e.win != nil && e.win.gone(g) {
 				continue // every op on its page finished, a send matched
 			}
-			o := &e.ops[g]
+			o := e.op(g)
 			st := o.state()
 			if st == stDone && !unexp[g] {
 				continue

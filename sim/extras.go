@@ -111,9 +111,9 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 				return nil, err
 			}
 		} else {
-			x.netH = make([]int32, len(p.ops))
+			x.netH = make([]int32, p.NumOps())
 			if flow {
-				x.park = make([]event, len(p.ops))
+				x.park = make([]event, p.NumOps())
 			}
 		}
 	}
@@ -128,7 +128,7 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 		}
 		x.rec = rec
 	case opt.Record:
-		x.rec = make([]OpRecord, len(p.ops))
+		x.rec = make([]OpRecord, p.NumOps())
 		for i := range x.rec {
 			x.rec[i] = initialRecord
 		}
@@ -261,7 +261,7 @@ func (e *engine) sendHooks(ev event, t int64, size uint64, cpuEnd, nicBusy int64
 	}
 	cpuEnd += n
 	if x.net != nil {
-		x.netH[ev.op] = x.net.Start(x.nsOf(t), ev.rank, e.ops[ev.op].peer, int64(size), ev.op) + 1
+		x.netH[ev.op] = x.net.Start(x.nsOf(t), ev.rank, e.op(ev.op).peer, int64(size), ev.op) + 1
 	}
 	if x.rec != nil {
 		r := &x.rec[ev.op]

@@ -561,7 +561,7 @@ func (e *engine) loopModels() {
 		if ev.key&keyArrival != 0 {
 			e.arrivalModel(ev)
 		} else {
-			switch e.ops[ev.op].kind() {
+			switch e.op(ev.op).kind() {
 			case goal.Calc:
 				e.calc(ev)
 			case goal.Send:
@@ -605,7 +605,7 @@ func (e *engine) setModel(opt *Options) error {
 	mp := p.ModelParams(opt.Model)
 	m := &modelState{kind: opt.Model}
 	e.m = m
-	nops := len(e.ops)
+	nops := int(e.nops)
 	switch opt.Model {
 	case AlphaBeta:
 		m.alpha, m.beta = ticksOf(mp.AlphaBeta.Alpha, e.scale), newPerByte(ticksOf(mp.AlphaBeta.Beta, e.scale))
@@ -774,7 +774,7 @@ func (e *engine) ctlCPU(r, t, length int64, send bool) int64 {
 
 // sendModel is engine.send under the models.
 func (e *engine) sendModel(ev event) {
-	o := &e.ops[ev.op]
+	o := e.op(ev.op)
 	c, n := e.cpuNIC(ev.op)
 	cpu, nic := e.clock(ev.rank, c), e.clock(ev.rank, e.nc+n)
 	if free := max(*cpu, *nic); free > ev.time {
@@ -841,7 +841,7 @@ func (e *engine) sendModel(ev event) {
 
 // recvModel is engine.recv under LogGPS.
 func (e *engine) recvModel(ev event) {
-	o := &e.ops[ev.op]
+	o := e.op(ev.op)
 	t := ev.time
 	o.pend = stStarted
 	e.started(ev.rank, ev.op, t)
@@ -857,7 +857,7 @@ func (e *engine) recvModel(ev event) {
 	if e.x != nil && e.x.rec != nil {
 		e.x.matched(s.op, ev.op)
 	}
-	if so := &e.ops[s.op]; gpsPhase(so) == phRTS {
+	if so := e.op(s.op); gpsPhase(so) == phRTS {
 		// The request waited here: clear to send now, from this rank.
 		setGPS(so, phRTS, ev.op)
 		e.clearToSend(ev.rank, s.src, s.op, t)
@@ -879,7 +879,7 @@ func (e *engine) clearToSend(q, s, g int32, t int64) {
 	*cpu = e.ctlCPU(int64(q), tc, co.o, true)
 	*nic = tc + co.g
 	e.modelCheck(s, g, tc, "clear to send for", *cpu, *nic, tc+co.o+co.L)
-	setGPS(&e.ops[g], phCTS, gpsMatch(&e.ops[g]))
+	setGPS(e.op(g), phCTS, gpsMatch(e.op(g)))
 	e.push(event{time: tc + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(s)), op: g, rank: q})
 	e.seq++
 }
@@ -902,7 +902,7 @@ func (e *engine) takePosted(q int32, src int32, tag uint32) (int32, bool) {
 // phase says what arrives: an eager message or rendezvous data at the
 // receiver, an RTS at the receiver, a CTS back at the sender.
 func (e *engine) arrivalModel(ev event) {
-	o := &e.ops[ev.op]
+	o := e.op(ev.op)
 	q := int32(ev.key & keyRank)
 	c, n := e.cpuNIC(ev.op)
 	cpu, nic := e.clock(q, c), e.clock(q, e.nc+e.nn+n)
@@ -989,7 +989,7 @@ func (e *engine) arrivalModel(ev event) {
 func (e *engine) sendData(q, s, g int32, t int64) {
 	c, n := e.cpuNIC(g)
 	cpu, nic := e.clock(s, c), e.clock(s, e.nc+n)
-	size := e.ops[g].bytes()
+	size := e.op(g).bytes()
 	mc := e.cost(g, size)
 	td := max(t, *cpu, *nic)
 	cpuEnd := td + mc.sendCPU
@@ -999,7 +999,7 @@ func (e *engine) sendData(q, s, g int32, t int64) {
 	e.modelCheck(s, g, td, "rendezvous data of", cpuEnd, td+mc.sendNIC, td+mc.flight)
 	*cpu = cpuEnd
 	*nic = td + mc.sendNIC
-	setGPS(&e.ops[g], phRdv, gpsMatch(&e.ops[g]))
+	setGPS(e.op(g), phRdv, gpsMatch(e.op(g)))
 	e.push(event{time: td + mc.flight, key: e.seq<<32 | keyArrival | uint64(uint32(q)), op: g, rank: s})
 	e.seq++
 	e.completed(s, g, cpuEnd)
@@ -1009,6 +1009,6 @@ func (e *engine) sendData(q, s, g int32, t int64) {
 // handled at t, is beyond MaxTime.
 func (e *engine) modelCheck(r, g int32, t int64, side string, a, b, c int64) {
 	if max(a, b, c) > MaxTime {
-		e.msgTooLate(r, g, t, e.costs.of(e.ops[g].bytes()), side)
+		e.msgTooLate(r, g, t, e.costs.of(e.op(g).bytes()), side)
 	}
 }

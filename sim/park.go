@@ -215,7 +215,7 @@ func (e *engine) waitGroupOf(ev event) (int32, uint64) {
 	if ev.key&keyArrival != 0 {
 		return int32(ev.key & keyRank), waitArrival | id
 	}
-	if e.ops[ev.op].kind() == goal.Send {
+	if e.op(ev.op).kind() == goal.Send {
 		return ev.rank, waitSend | id
 	}
 	return ev.rank, waitCalc | id

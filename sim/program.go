@@ -99,7 +99,12 @@ func (o *opRec) bytes() uint64   { return o.size & sizeMask }
 func (o *opRec) state() uint32   { return o.pend >> stShift << stShift }
 
 // NumOps returns the number of ops.
-func (p *Program) NumOps() int { return len(p.ops) }
+func (p *Program) NumOps() int {
+	if p.win != nil {
+		return int(p.win.numOps)
+	}
+	return len(p.ops)
+}
 
 // rankOf returns the rank that owns op g.
 func (p *Program) rankOf(g int32) int {

@@ -6,8 +6,9 @@ package sim
 // block, compiles each block into op records exactly as ReadProgram does,
 // and writes the records to a spill file instead of keeping them. A run
 // then loads a rank's records a unit of ops at a time, when the run first
-// needs them, and gives a page of records back to the system once every
-// op on it has finished. Memory follows the active window of the run (per
+// needs them, into blocks of a pool of its own, and takes a page's block
+// back into the pool once every op on the page has finished
+// (recpool.go). Memory follows the active window of the run (per
 // rank, the ops from its oldest unfinished one to the successors of its
 // queued ones), not the size of the schedule. The results are those of
 // the in-memory program, byte for byte: the records, their order and the
@@ -50,9 +51,10 @@ package sim
 //     or started op, so resolve never meets a record that is not loaded.
 //   - A page of records is given back when all its ops have finished: a
 //     calc or receive when it completes, a send when its message has been
-//     matched (an arrival reads the send's record). A page of edge lists
-//     goes when every op whose list touches it has finished.
-//     Pages are given back in batches (dropper): later, never earlier.
+//     matched (an arrival reads the send's record); its block is
+//     reused by the next load. A page of edge lists goes back to the
+//     system when every op whose list touches it has finished, in
+//     batches (dropper): later, never earlier.
 
 import (
 	"bufio"
@@ -130,8 +132,10 @@ type window struct {
 	hi                             []int32
 	live, dlive, clive             []uint16
 	liveInit, dliveInit, cliveInit []uint16
-	opShift, dShift, cShift        uint
-	opsMem, depsMem, cnMem         []byte
+	dShift, cShift                 uint
+	depsMem, cnMem                 []byte
+	pool                           *recPool // the loaded records (recpool.go)
+	tmp                            []opRec  // a unit that spans two pages, decoded
 	comp, raw                      []byte
 	drop                           *dropper // gives pages back in batches
 	stats                          StreamStats
@@ -496,7 +500,7 @@ func pageShift(size int) uint {
 func (w *window) mapRecords(p *Program) error {
 	var err error
 	n := int(w.numOps)
-	if w.opsMem, err = mapMem(n * int(unsafe.Sizeof(opRec{}))); err != nil {
+	if w.pool, err = newRecPool(n); err != nil {
 		return err
 	}
 	nd := int(w.listAt[len(w.listAt)-1])
@@ -508,18 +512,14 @@ func (w *window) mapRecords(p *Program) error {
 			return err
 		}
 	}
-	if n > 0 {
-		p.ops = unsafe.Slice((*opRec)(unsafe.Pointer(unsafe.SliceData(w.opsMem))), n)
-	}
 	if nd > 0 {
 		p.deps = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(w.depsMem))), nd)
 	}
 	if w.multi && n > 0 {
 		p.cn = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(w.cnMem))), n)
 	}
-	w.opShift = pageShift(int(unsafe.Sizeof(opRec{})))
 	w.cShift = pageShift(4)
-	w.liveInit = perPage(n, w.opShift)
+	w.liveInit = perPage(n, recPageShift)
 	if w.multi {
 		w.cliveInit = perPage(n, w.cShift)
 	}
@@ -546,7 +546,7 @@ func perPage(n int, shift uint) []uint16 {
 // ops, then each rank's initial ops loaded.
 func (w *window) begin(p *Program) {
 	w.drop.flush()
-	dropMem(w.opsMem)
+	w.pool.reset()
 	dropMem(w.depsMem)
 	if w.cnMem != nil {
 		dropMem(w.cnMem)
@@ -596,8 +596,12 @@ func (w *window) load(p *Program, r, upto int32) {
 		if p.cn != nil {
 			cn = p.cn[lo:hi]
 		}
-		if err := w.readUnit(r, u, lo, p.ops[lo:hi], cn, p.deps[w.listAt[u]:w.listAt[u+1]]); err != nil {
+		recs, split := w.place(lo, hi)
+		if err := w.readUnit(r, u, lo, recs, cn, p.deps[w.listAt[u]:w.listAt[u+1]]); err != nil {
 			panic(spillError{err})
+		}
+		if split {
+			w.spread(lo, hi)
 		}
 		if w.recOn {
 			w.rec.load(lo, hi)
@@ -607,6 +611,35 @@ func (w *window) load(p *Program, r, upto int32) {
 		w.stats.ResidentOps += int64(hi - lo)
 		w.stats.PeakOps = max(w.stats.PeakOps, w.stats.ResidentOps)
 	}
+}
+
+// place returns where the records of ops lo .. hi-1, at most a unit, are
+// to be decoded: in their page when they share one, and otherwise in
+// w.tmp (split), which spread then copies into their two pages. Their
+// pages get blocks of the pool if they have none.
+func (w *window) place(lo, hi int32) (recs []opRec, split bool) {
+	first, last := lo>>recPageShift, (hi-1)>>recPageShift
+	if first == last {
+		pg := w.pool.page(first)
+		return pg[lo&(recPageOps-1) : (hi-1)&(recPageOps-1)+1], false
+	}
+	w.tmp = grow(w.tmp, int(hi-lo))
+	return w.tmp, true
+}
+
+// spread copies the records of ops lo .. hi-1, decoded into w.tmp by
+// place, into the pages they belong to.
+func (w *window) spread(lo, hi int32) {
+	for g := lo; g < hi; {
+		pg := w.pool.page(g >> recPageShift)
+		n := copy(pg[g&(recPageOps-1):], w.tmp[g-lo:hi-lo])
+		g += int32(n)
+	}
+}
+
+// op returns the record of op g, which is loaded.
+func (w *window) op(g int32) *opRec {
+	return &w.pool.block(w.pool.slot[g>>recPageShift])[g&(recPageOps-1)]
 }
 
 // readUnit decodes unit u of rank r, whose first op is g0 (see
@@ -698,7 +731,7 @@ func (w *window) unitBytes(u int32, want int) ([]byte, error) {
 // edge list or its CPU and NIC numbers again. Pages whose ops have all
 // finished are given back.
 func (w *window) finish(p *Program, g int32) {
-	if ed := p.ops[g].edge; ed&edgeList != 0 {
+	if ed := w.op(g).edge; ed&edgeList != 0 {
 		at := ed &^ edgeList
 		last := (at + p.deps[at]) >> w.dShift
 		for pg := at >> w.dShift; pg <= last; pg++ {
@@ -716,9 +749,9 @@ func (w *window) finish(p *Program, g int32) {
 	for _, c := range w.cols {
 		c.finish(g)
 	}
-	pg := g >> w.opShift
+	pg := g >> recPageShift
 	if w.live[pg]--; w.live[pg] == 0 {
-		w.dropPage(w.opsMem, int(pg), w.opShift+5)
+		w.pool.give(pg)
 		w.stats.Drops++
 		w.stats.ResidentOps -= int64(w.liveInit[pg])
 	}
@@ -733,7 +766,7 @@ func (w *window) dropPage(mem []byte, pg int, shift uint) {
 
 // gone reports whether op g's record has been given back (every op on its
 // page has finished).
-func (w *window) gone(g int32) bool { return w.live[g>>w.opShift] == 0 }
+func (w *window) gone(g int32) bool { return w.live[g>>recPageShift] == 0 }
 
 // static returns op g of rank r as the schedule gives it, read from the
 // spill file: its record as a run starts from it, its CPU and NIC
@@ -773,7 +806,7 @@ func (p *Program) Stream() (StreamStats, bool) {
 		return StreamStats{}, false
 	}
 	st := p.win.stats
-	st.PeakBytes = st.PeakOps * int64(unsafe.Sizeof(opRec{}))
+	st.PeakBytes = p.win.pool.bytes()
 	return st, true
 }
 
@@ -794,10 +827,12 @@ func (w *window) close() error {
 	if w.drop != nil {
 		w.drop.close()
 	}
-	unmapMem(w.opsMem)
+	if w.pool != nil {
+		w.pool.close()
+	}
 	unmapMem(w.depsMem)
 	unmapMem(w.cnMem)
-	w.opsMem, w.depsMem, w.cnMem = nil, nil, nil
+	w.depsMem, w.cnMem = nil, nil
 	var err error
 	if w.refs == nil || w.refs.Add(-1) == 0 {
 		err = w.f.Close()

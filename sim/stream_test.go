@@ -158,7 +158,7 @@ func TestStreamBoundsMemory(t *testing.T) {
 		t.Logf("%s, %d ranks, %d ops: %+v", c.name, c.ranks, p.NumOps(), st)
 		// Per rank: the page its oldest unfinished op is on, the page
 		// after, and a few units of successors loaded ahead.
-		perPage := int64(1) << p.win.opShift
+		perPage := int64(recPageOps)
 		most := int64(c.ranks) * (2*perPage + 4*int64(c.unit))
 		if most > int64(p.NumOps())/4 {
 			t.Fatalf("%s: the bound %d is not far below the %d ops: make the schedule longer", c.name, most, p.NumOps())
@@ -168,6 +168,11 @@ func TestStreamBoundsMemory(t *testing.T) {
 		}
 		if st.Drops == 0 || st.ResidentOps != 0 {
 			t.Errorf("%s: %+v", c.name, st)
+		}
+		// The pool's blocks: the pages of the ops in memory, and at
+		// each rank's two ends a page shared with the next rank.
+		if blocks := most/perPage + 2*int64(c.ranks); st.PeakBytes > blocks*int64(recBlockSize) {
+			t.Errorf("%s: the records took %d bytes at most, want at most %d blocks of %d", c.name, st.PeakBytes, blocks, recBlockSize)
 		}
 	}
 }

@@ -196,7 +196,7 @@ func (e *engine) tooLate(r, g int32, what string) {
 // a time beyond MaxTime. It names the per-byte cost that is too large, if
 // one is.
 func (e *engine) msgTooLate(r, g int32, t int64, co *cost, side string) {
-	size := e.ops[g].bytes()
+	size := e.op(g).bytes()
 	b := bytesBeyondFirst(size)
 	what := fmt.Sprintf("%s %d bytes at %d ns", side, size, toNs(t, e.scale))
 	for _, x := range []struct {
