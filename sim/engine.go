@@ -125,12 +125,12 @@ type rankRec struct {
 }
 
 type engine struct {
-	p     *Program
-	ops   []opRec // the records of a program held in memory; see op
-	nops  int32
+	p    *Program
+	ops  []opRec // the records of a program held in memory; see op
+	nops int32
 	// slot and pool locate the records of a streamed program (op).
-	slot []uint32
-	pool unsafe.Pointer
+	slot  []uint32
+	pool  unsafe.Pointer
 	deps  []uint32
 	cn    []uint32
 	costs costTable // L, o, g, G, O by message size
@@ -807,7 +807,7 @@ func (e *engine) prefetchNext() {
 		if rk.icur < rk.iend {
 			prefetch(uintptr(unsafe.Pointer(e.op(rk.icur))))
 			if rk.icur+1 < rk.iend {
-				prefetch(uintptr(unsafe.Pointer(e.op(rk.icur+1))))
+				prefetch(uintptr(unsafe.Pointer(e.op(rk.icur + 1))))
 			}
 		} else if h := &rk.posted; h.n > 0 && h.cap != mqHashed {
 			prefetch(uintptr(unsafe.Pointer(&e.posted.arena[h.off])))
@@ -825,8 +825,8 @@ func (e *engine) prefetchNext() {
 func (e *engine) prefetchRank(g int32) {
 	const line = 64 / int32(unsafe.Sizeof(opRec{}))
 	if g+2*line < e.nops {
-		prefetch(uintptr(unsafe.Pointer(e.op(g+line))))
-		prefetch(uintptr(unsafe.Pointer(e.op(g+2*line))))
+		prefetch(uintptr(unsafe.Pointer(e.op(g + line))))
+		prefetch(uintptr(unsafe.Pointer(e.op(g + 2*line))))
 	}
 }
 
