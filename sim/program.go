@@ -323,6 +323,7 @@ func (b *builder) compact(listUse int64) {
 		return
 	}
 	p.deps = make([]uint32, 0, listUse)
+	hugePages(p.deps[:listUse])
 	for i := range p.ops {
 		rec := &p.ops[i]
 		if rec.edge&edgeList == 0 {

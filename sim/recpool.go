@@ -53,7 +53,9 @@ func newRecPool(n int) (*recPool, error) {
 		return nil, err
 	}
 	hugePages(mem) // blocks are never given back to the system
-	return &recPool{mem: mem, slot: make([]uint32, pages), next: 1}, nil
+	slot := make([]uint32, pages)
+	hugePages(slot) // read at every access to a record
+	return &recPool{mem: mem, slot: slot, next: 1}, nil
 }
 
 // reset gives every block back, for a new run.

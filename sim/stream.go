@@ -524,6 +524,7 @@ func (w *window) mapRecords(p *Program) error {
 		w.cliveInit = perPage(n, w.cShift)
 	}
 	w.live = make([]uint16, len(w.liveInit))
+	hugePages(w.live)
 	w.dlive = make([]uint16, len(w.dliveInit))
 	w.clive = make([]uint16, len(w.cliveInit))
 	w.hi = make([]int32, p.NumRanks)
