@@ -655,6 +655,9 @@ func (e *engine) completed(r, g int32, t int64) {
 // which is being queued: they are the ops its start and completion
 // resolve.
 func (e *engine) ahead(r, g int32) {
+	if g+e.win.span[r] < e.win.hi[r] {
+		return // its successors are loaded, whichever they are
+	}
 	m := g
 	if ed := e.op(g).edge; ed&edgeList == 0 {
 		m += int32(ed >> 1)

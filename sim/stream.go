@@ -124,6 +124,10 @@ type window struct {
 	st       *unitStore
 	listAt   []uint32 // len units+1: unit u's edge lists go to deps[listAt[u]:listAt[u+1]]
 	initHi   []int32  // per rank: how many of its ops a run loads before it starts
+	// span, per rank: the furthest any of its ops is from a successor
+	// (ops), so that engine.ahead need not read the edges of an op whose
+	// successors are loaded whatever they are.
+	span []int32
 
 	// During a run: hi[r] is the global index of rank r's first op not
 	// loaded; live counts, per page of op records, edge lists or CPU and
@@ -291,6 +295,7 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 		p.start = append(p.start, rankStartState{})
 		p.implicit += p.prepare(r, base, recs, lists)
 		w.initHi = append(w.initHi, initialLoad(recs, lists, base))
+		w.span = append(w.span, successorSpan(recs, lists, base))
 		// Edge lists by their index in the program's lists; count, per
 		// page of lists, the ops whose list touches it.
 		for i := range recs {
@@ -436,6 +441,24 @@ func initialLoad(recs []opRec, lists []uint32, base int32) int32 {
 		}
 	}
 	return need
+}
+
+// successorSpan returns the furthest a successor is from its op among a
+// rank's ops, recs (first op base, edge lists in lists at their index in
+// recs).
+func successorSpan(recs []opRec, lists []uint32, base int32) int32 {
+	span := int32(0)
+	for i := range recs {
+		if ed := recs[i].edge; ed&edgeList == 0 {
+			span = max(span, int32(ed>>1))
+		} else {
+			at := ed &^ edgeList
+			for _, d := range lists[at+1 : at+1+lists[at]] {
+				span = max(span, int32(d>>1)-base-int32(i))
+			}
+		}
+	}
+	return span
 }
 
 // encodeUnit lays out the records recs of rank r, whose first op is op lo

@@ -29,7 +29,7 @@ func (p *Program) Share() (*Program, error) {
 	q.dirty = false
 	q.ops, q.deps, q.cn = nil, nil, nil
 	nw := &window{f: w.f, name: w.name, refs: w.refs, unit: w.unit, multi: w.multi, cnCol: w.cnCol,
-		rankUnit: w.rankUnit, ref: w.ref, st: w.st, listAt: w.listAt, initHi: w.initHi, dliveInit: w.dliveInit,
+		rankUnit: w.rankUnit, ref: w.ref, st: w.st, listAt: w.listAt, initHi: w.initHi, span: w.span, dliveInit: w.dliveInit,
 		dShift: w.dShift, recBytes: w.recBytes, numOps: w.numOps, dir: w.dir,
 		stats: StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units, StoredUnits: w.stats.StoredUnits, StoreBytes: w.stats.StoreBytes}}
 	q.win = nw

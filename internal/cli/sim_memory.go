@@ -226,6 +226,6 @@ func (r *streamReport) text(w io.Writer) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(w, "memory:     streamed: %d units of %d ops, %d distinct ones kept in memory (%d bytes), spill file %d bytes; at most %d op records (%d bytes) in memory at once; %d units loaded, %d pages given back\n",
+	fmt.Fprintf(w, "memory:     streamed: %d units of %d ops, %d distinct ones kept in memory (%d bytes), spill file %d bytes; at most %d op records (%d bytes) in memory at once; %d units loaded, %d pages of records finished and their memory reused\n",
 		r.Units, r.UnitOps, r.StoredUnits, r.StoreBytes, r.SpillBytes, r.PeakOps, r.PeakOpBytes, r.Loads, r.PagesGiven)
 }
