@@ -350,6 +350,8 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 		return fmt.Errorf("sim: the schedule has %d of %d ranks", r, p.NumRanks)
 	}
 	w.rankUnit = append(w.rankUnit, int32(len(w.ref)))
+	// read at every load, in no order
+	w.ref, w.listAt = hugeCopy(w.ref), hugeCopy(w.listAt)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("sim: writing the spill file: %w", err)
 	}

@@ -64,6 +64,7 @@ func (s *unitStore) put(raw []byte) (unitRef, error) {
 	if int64(len(raw)) <= s.budget && len(s.mem) < int(inFile) {
 		if len(raw) > len(s.chunk) {
 			s.chunk = make([]byte, max(storeChunk, len(raw)))
+			hugePages(s.chunk) // a run reads units in no order
 		}
 		b := s.chunk[:len(raw):len(raw)]
 		copy(b, raw)
