@@ -655,7 +655,7 @@ func (e *engine) completed(r, g int32, t int64) {
 // which is being queued: they are the ops its start and completion
 // resolve.
 func (e *engine) ahead(r, g int32) {
-	if g+e.win.span[r] < e.win.hi[r] {
+	if int64(g)+int64(e.win.span[r]) < int64(e.win.hi[r]) { // no overflow beyond 2^30 ops
 		return // its successors are loaded, whichever they are
 	}
 	m := g
