@@ -429,7 +429,7 @@ func (e *engine) op(g int32) *opRec {
 	if e.slot == nil {
 		return &e.ops[g]
 	}
-	return (*opRec)(unsafe.Add(e.pool, uintptr(e.slot[g>>recPageShift])*uintptr(recBlockSize)+uintptr(g&(recPageOps-1))*unsafe.Sizeof(opRec{})))
+	return recAt(e.pool, e.slot, g)
 }
 
 // clock returns clock i of rank r.
@@ -658,16 +658,7 @@ func (e *engine) ahead(r, g int32) {
 	if int64(g)+int64(e.win.span[r]) < int64(e.win.hi[r]) { // no overflow beyond 2^30 ops
 		return // its successors are loaded, whichever they are
 	}
-	m := g
-	if ed := e.op(g).edge; ed&edgeList == 0 {
-		m += int32(ed >> 1)
-	} else {
-		at := ed &^ edgeList
-		for _, d := range e.deps[at+1 : at+1+e.deps[at]] {
-			m = max(m, int32(d>>1))
-		}
-	}
-	if m >= e.win.hi[r] {
+	if m := furthestSuccessor(e.op(g).edge, e.deps, g); m >= e.win.hi[r] {
 		e.win.load(e.p, r, m+1)
 	}
 }

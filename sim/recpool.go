@@ -86,6 +86,12 @@ func (q *recPool) page(pg int32) []opRec {
 	return q.block(b)
 }
 
+// recAt returns op g's record in the pool whose block 0 is at base and
+// whose pages have the blocks slot (engine.op keeps both at hand).
+func recAt(base unsafe.Pointer, slot []uint32, g int32) *opRec {
+	return (*opRec)(unsafe.Add(base, uintptr(slot[g>>recPageShift])*uintptr(recBlockSize)+uintptr(g&(recPageOps-1))*unsafe.Sizeof(opRec{})))
+}
+
 func (q *recPool) block(b uint32) []opRec {
 	return unsafe.Slice((*opRec)(unsafe.Add(q.base(), uintptr(b)*uintptr(recBlockSize))), recPageOps)
 }

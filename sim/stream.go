@@ -294,8 +294,8 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 		}
 		p.start = append(p.start, rankStartState{})
 		p.implicit += p.prepare(r, base, recs, lists)
-		w.initHi = append(w.initHi, initialLoad(recs, lists, base))
-		w.span = append(w.span, successorSpan(recs, lists, base))
+		initHi, span := rankWindow(recs, lists, base)
+		w.initHi, w.span = append(w.initHi, initHi), append(w.span, span)
 		// Edge lists by their index in the program's lists; count, per
 		// page of lists, the ops whose list touches it.
 		for i := range recs {
@@ -419,48 +419,37 @@ func grow[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
-// initialLoad returns how many of a rank's ops, recs (first op base,
-// edge lists in lists at their index in recs), a run must load before it
-// starts: up to its last op without predecessors (queued or posted at
-// time 0) and the successors of those ops.
-func initialLoad(recs []opRec, lists []uint32, base int32) int32 {
-	need := int32(0)
+// rankWindow returns, for a rank's ops recs (first op base, edge lists in
+// lists at their index in recs), how many of them a run must load before
+// it starts (initHi: up to its last op without predecessors, queued or
+// posted at time 0, and the successors of those ops) and the furthest a
+// successor is from its op (span, for engine.ahead).
+func rankWindow(recs []opRec, lists []uint32, base int32) (initHi, span int32) {
 	for i := range recs {
 		o := &recs[i]
-		if o.pend != 0 && o.pend != stStarted|implicit {
-			continue
-		}
-		need = max(need, int32(i)+1)
-		if ed := o.edge; ed&edgeList == 0 {
-			if ed != 0 {
-				need = max(need, int32(i)+int32(ed>>1)+1)
-			}
-		} else {
-			at := ed &^ edgeList
-			for _, d := range lists[at+1 : at+1+lists[at]] {
-				need = max(need, int32(d>>1)-base+1)
-			}
+		g := base + int32(i)
+		far := furthestSuccessor(o.edge, lists, g)
+		span = max(span, far-g)
+		if o.pend == 0 || o.pend == stStarted|implicit {
+			initHi = max(initHi, far-base+1)
 		}
 	}
-	return need
+	return initHi, span
 }
 
-// successorSpan returns the furthest a successor is from its op among a
-// rank's ops, recs (first op base, edge lists in lists at their index in
-// recs).
-func successorSpan(recs []opRec, lists []uint32, base int32) int32 {
-	span := int32(0)
-	for i := range recs {
-		if ed := recs[i].edge; ed&edgeList == 0 {
-			span = max(span, int32(ed>>1))
-		} else {
-			at := ed &^ edgeList
-			for _, d := range lists[at+1 : at+1+lists[at]] {
-				span = max(span, int32(d>>1)-base-int32(i))
-			}
-		}
+// furthestSuccessor returns the global index of the furthest successor
+// of op g, whose edge field is ed and whose edge list, if it has one, is
+// in deps (opRec.edge); g itself when it has none.
+func furthestSuccessor(ed uint32, deps []uint32, g int32) int32 {
+	if ed&edgeList == 0 {
+		return g + int32(ed>>1)
 	}
-	return span
+	at := ed &^ edgeList
+	m := g
+	for _, d := range deps[at+1 : at+1+deps[at]] {
+		m = max(m, int32(d>>1))
+	}
+	return m
 }
 
 // encodeUnit lays out the records recs of rank r, whose first op is op lo
@@ -664,9 +653,7 @@ func (w *window) spread(lo, hi int32) {
 }
 
 // op returns the record of op g, which is loaded.
-func (w *window) op(g int32) *opRec {
-	return &w.pool.block(w.pool.slot[g>>recPageShift])[g&(recPageOps-1)]
-}
+func (w *window) op(g int32) *opRec { return recAt(w.pool.base(), w.pool.slot, g) }
 
 // readUnit decodes unit u of rank r, whose first op is g0 (see
 // encodeUnit), into recs, cn and deps, its edge lists (deps[i] is the
