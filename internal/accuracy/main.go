@@ -13,8 +13,10 @@
 //	go run ./internal/accuracy -reps 9 > tables.md
 //
 // It needs Open MPI, LAMMPS and hpcc (make mpi-deps), takes a few minutes
-// with the default 5 repetitions, and its figures are as noisy as the
-// machine: run it on an otherwise idle machine.
+// with the default 9 repetitions, and its figures are as noisy as the
+// machine: run it on an otherwise idle machine. Before each workload it
+// measures a reference round trip (the pingpong example at 8 bytes and 64
+// KiB), so that each row shows the state of the machine it was measured in.
 package main
 
 import (
@@ -199,14 +201,15 @@ type section struct {
 // result is what the runs of one workload gave: medians over the runs.
 type result struct {
 	w                    workload
-	plainWall, trWall    float64 // s, mpirun's wall time
-	plainLoop, trLoop    float64 // s, LAMMPS's own "Loop time" (0 for the others)
-	measured, span, sim  float64 // ns: Init end to Finalize start, Init start to Finalize end (slowest rank); simulated
-	ratio                float64 // simulated / measured, the median of the runs' ratios
-	ratioMin, ratioMax   float64 // the runs' extremes
-	compute, compDiff    float64 // ns at the slowest measured rank: measured computation, simulated - measured
-	inMPI, mpiDiff       float64 // ns at the slowest measured rank: measured inside MPI, simulated - measured
-	calls, records, size int64   // of the first traced run
+	plainWall, trWall    float64   // s, mpirun's wall time
+	plainLoop, trLoop    float64   // s, LAMMPS's own "Loop time" (0 for the others)
+	measured, span, sim  float64   // ns: Init end to Finalize start, Init start to Finalize end (slowest rank); simulated
+	ratio                float64   // simulated / measured, the median of the runs' ratios
+	ratioMin, ratioMax   float64   // the runs' extremes
+	compute, compDiff    float64   // ns at the slowest measured rank: measured computation, simulated - measured
+	inMPI, mpiDiff       float64   // ns at the slowest measured rank: measured inside MPI, simulated - measured
+	calls, records, size int64     // of the first traced run
+	ref                  reference // round trips measured right before the runs
 }
 
 // mpiEnv is the environment of an mpirun: as root too, one OpenMP thread.
@@ -298,6 +301,9 @@ func measure(o *options, np int, lib string, w workload, p sim.Params) (*result,
 	}
 	defer done()
 	r := &result{w: w}
+	if r.ref, err = measureReference(o); err != nil {
+		return nil, err
+	}
 	var plain, traced, plainLoop, trLoop []float64
 	var runs []*validation.Result
 	for i := range o.reps {
@@ -324,6 +330,75 @@ func measure(o *options, np int, lib string, w workload, p sim.Params) (*result,
 	r.plainLoop, r.trLoop = median(plainLoop), median(trLoop)
 	r.summarise(runs)
 	return r, nil
+}
+
+// reference is the pingpong example's round trip at 8 and 65,536 bytes,
+// in µs, measured on 2 ranks right before a workload's runs. This VM's
+// shared-memory round trip drifts by up to two times within minutes, as
+// the host moves its vCPUs (docs/accuracy.md); the reference shows how
+// far the machine was from the calibration's when a row was measured.
+type reference struct{ small, large float64 }
+
+// referenceRuns are the pingpong example's arguments for reference: enough
+// round trips that the first, which includes the first contact (about
+// 0.4 ms), adds at most a few percent.
+var referenceRuns = [2][2]string{{"20000", "8"}, {"2000", "65536"}}
+
+var pingpongRE = regexp.MustCompile(`round trips of ([0-9]+) bytes, ([0-9.]+) us each`)
+
+func measureReference(o *options) (reference, error) {
+	var ref reference
+	bin := filepath.Join(o.root, "bin", "examples", "mpi", "pingpong")
+	for i, a := range referenceRuns {
+		res, err := mpirun(2, "", bin, a[:], "", "")
+		if err != nil {
+			return ref, fmt.Errorf("reference round trip: %w", err)
+		}
+		us, err := parsePingpong(res.out, a[1])
+		if err != nil {
+			return ref, fmt.Errorf("reference round trip: %w", err)
+		}
+		if i == 0 {
+			ref.small = us
+		} else {
+			ref.large = us
+		}
+	}
+	fmt.Fprintf(o.log, "accuracy: reference round trip %.2f us at 8 B, %.2f us at 64 KiB\n", ref.small, ref.large)
+	return ref, nil
+}
+
+// parsePingpong is the round trip, µs, that the pingpong example printed
+// in out for messages of size bytes.
+func parsePingpong(out, size string) (float64, error) {
+	m := pingpongRE.FindStringSubmatch(out)
+	if m == nil || m[1] != size {
+		return 0, fmt.Errorf("pingpong printed no round trip of %s bytes: %q", size, strings.TrimSpace(out))
+	}
+	return strconv.ParseFloat(m[2], 64)
+}
+
+// calibratedRTT is the calibration's measured mean round trip at size
+// bytes, µs, from the "fit" section calibrate writes; 0 when the file
+// has none at that size (a hand-written parameter file).
+func calibratedRTT(text []byte, size int64) float64 {
+	var f struct {
+		Fit struct {
+			Pingpong []struct {
+				S        int64   `json:"s_bytes"`
+				Measured float64 `json:"measured_rtt_ns"`
+			} `json:"pingpong"`
+		} `json:"fit"`
+	}
+	if json.Unmarshal(text, &f) != nil {
+		return 0
+	}
+	for _, p := range f.Fit.Pingpong {
+		if p.S == size {
+			return p.Measured / 1e3
+		}
+	}
+	return 0
 }
 
 // tracedRun is one run under the tracer, validated with p; the first run
@@ -394,18 +469,19 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 		fmt.Fprintf(w, "Parameters: calibrated first with `%s`, which wrote:\n\n", c.command)
 	}
 	fmt.Fprintf(w, "```\n%s\n```\n\n", paramsExcerpt(c.text))
+	referenceNote(w, c, sections)
 	for _, sec := range sections {
 		fmt.Fprintf(w, "### %d ranks\n\n", sec.ranks)
-		fmt.Fprintln(w, "| workload | measured to MPI_Finalize ms | Init to Finalize ms | simulated ms | ratio | runs' ratios | within 0.90-1.10 | computation ms | sim - measured computation ms | in MPI ms | sim - measured MPI ms |")
-		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|:-:|--:|--:|--:|--:|")
+		fmt.Fprintln(w, "| workload | measured to MPI_Finalize ms | Init to Finalize ms | simulated ms | ratio | runs' ratios | within 0.90-1.10 | computation ms | sim - measured computation ms | in MPI ms | sim - measured MPI ms | reference round trip 8 B / 64 KiB us |")
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|:-:|--:|--:|--:|--:|--:|")
 		for _, r := range sec.results {
 			in := "yes"
 			if r.ratio < 0.90 || r.ratio > 1.10 {
 				in = "**no**"
 			}
-			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.3f | %.2f-%.2f | %s | %.2f | %+.2f | %.2f | %+.2f |\n",
+			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.3f | %.2f-%.2f | %s | %.2f | %+.2f | %.2f | %+.2f | %.2f / %.2f |\n",
 				r.w.label(), r.measured/1e6, r.span/1e6, r.sim/1e6, r.ratio, r.ratioMin, r.ratioMax, in,
-				r.compute/1e6, r.compDiff/1e6, r.inMPI/1e6, r.mpiDiff/1e6)
+				r.compute/1e6, r.compDiff/1e6, r.inMPI/1e6, r.mpiDiff/1e6, r.ref.small, r.ref.large)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| workload | untraced s | traced s | overhead | calls | records | trace bytes | bytes per call | bytes per record |")
@@ -423,6 +499,31 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// referenceNote says how the reference round trips measured before each
+// workload compare with the calibration's.
+func referenceNote(w io.Writer, c *calibration, sections []section) {
+	var small, large []float64
+	for _, sec := range sections {
+		for _, r := range sec.results {
+			small, large = append(small, r.ref.small), append(large, r.ref.large)
+		}
+	}
+	if len(small) == 0 {
+		return
+	}
+	cal := func(size int64) string {
+		if v := calibratedRTT(c.text, size); v > 0 {
+			return fmt.Sprintf("%.2f us", v)
+		}
+		return "not in the parameter file"
+	}
+	fmt.Fprintf(w, "Reference round trips (the pingpong example on 2 ranks, %s round trips of %s bytes and %s of %s, right before each workload's runs): "+
+		"8 bytes %.2f to %.2f us, 64 KiB %.2f to %.2f us; the calibration measured %s and %s (its mean round trips at those sizes). "+
+		"A row measured while the machine's round trip was far from the calibration's is predicted off by about as much as the program communicates.\n\n",
+		referenceRuns[0][0], referenceRuns[0][1], referenceRuns[1][0], referenceRuns[1][1],
+		slices.Min(small), slices.Max(small), slices.Min(large), slices.Max(large), cal(8), cal(65536))
 }
 
 // paramsExcerpt is what sim reads of the parameter file, one range a
