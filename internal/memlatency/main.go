@@ -65,13 +65,8 @@ func measure(n int, huge bool, steps int, seed uint64) (float64, error) {
 		return 0, err
 	}
 	defer unmapBytes(mem)
-	const stride = 64 / 8 // words per line
 	a := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(mem))), n/8)
-	lines := n / 64
-	perm := rand.New(rand.NewPCG(seed, uint64(n))).Perm(lines)
-	for i, l := range perm {
-		a[l*stride] = uint64(perm[(i+1)%lines] * stride)
-	}
+	link(a, rand.New(rand.NewPCG(seed, uint64(n))))
 	p := uint64(0)
 	for i := 0; i < min(steps, 1_000_000); i++ {
 		p = a[p]
@@ -83,6 +78,21 @@ func measure(n int, huge bool, steps int, seed uint64) (float64, error) {
 	d := time.Since(t)
 	sink = p
 	return float64(d.Nanoseconds()) / float64(steps), nil
+}
+
+// lineWords is the number of 8-byte words in a 64-byte cache line.
+const lineWords = 64 / 8
+
+// link makes the first word of every cache line of a the index of the
+// first word of the next line in one random cycle through all of them,
+// so that a walk p = a[p] from any line visits every line once before it
+// comes back.
+func link(a []uint64, rng *rand.Rand) {
+	lines := len(a) / lineWords
+	perm := rng.Perm(lines)
+	for i, l := range perm {
+		a[l*lineWords] = uint64(perm[(i+1)%lines] * lineWords)
+	}
 }
 
 // sink keeps the walk from being optimized away.
