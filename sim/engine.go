@@ -367,8 +367,12 @@ func (p *Program) reset() {
 	for g := range p.ops {
 		ed := p.ops[g].edge
 		if ed&edgeList == 0 {
-			if ed != 0 {
-				p.ops[g+int(ed>>1)].pend++
+			n, a, b := inlineEdges(ed)
+			if n > 0 {
+				p.ops[g+int(a>>1)].pend++
+			}
+			if n > 1 {
+				p.ops[g+int(b>>1)].pend++
 			}
 			continue
 		}
@@ -610,8 +614,17 @@ func (e *engine) resolve(r, g int32, t int64) {
 func (e *engine) started(r, g int32, t int64) {
 	ed := e.op(g).edge
 	if ed&edgeList == 0 {
+		if ed&edgePair == 0 {
+			if ed&1 != 0 {
+				e.resolve(r, g+int32(ed>>1), t)
+			}
+			return
+		}
 		if ed&1 != 0 {
-			e.resolve(r, g+int32(ed>>1), t)
+			e.resolve(r, g+int32(ed&pairHalf>>1), t)
+		}
+		if ed>>pairShift&1 != 0 {
+			e.resolve(r, g+int32(ed>>(pairShift+1)&(pairHalf>>1)), t)
 		}
 		return
 	}
@@ -635,8 +648,17 @@ func (e *engine) completed(r, g int32, t int64) {
 		e.x.rec[g].End = t
 	}
 	if ed := o.edge; ed&edgeList == 0 {
-		if ed != 0 && ed&1 == 0 {
-			e.resolve(r, g+int32(ed>>1), t)
+		if ed&edgePair == 0 {
+			if ed != 0 && ed&1 == 0 {
+				e.resolve(r, g+int32(ed>>1), t)
+			}
+		} else {
+			if ed&1 == 0 {
+				e.resolve(r, g+int32(ed&pairHalf>>1), t)
+			}
+			if ed>>pairShift&1 == 0 {
+				e.resolve(r, g+int32(ed>>(pairShift+1)&(pairHalf>>1)), t)
+			}
 		}
 	} else {
 		at := ed &^ edgeList

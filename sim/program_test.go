@@ -247,3 +247,60 @@ func TestReadTextProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineWord checks which edges an op keeps in its edge word and
+// that they come back in order with their kinds.
+func TestInlineWord(t *testing.T) {
+	dep := goal.MakeDep
+	for _, c := range []struct {
+		name   string
+		op     int32
+		ds     []goal.Dep
+		inline bool
+	}{
+		{"none", 5, nil, true},
+		{"one next", 5, []goal.Dep{dep(6, false)}, true},
+		{"one irequires", 5, []goal.Dep{dep(9, true)}, true},
+		{"one at the farthest", 0, []goal.Dep{dep(maxEdgeDelta, false)}, true},
+		{"one too far", 0, []goal.Dep{dep(maxEdgeDelta+1, false)}, false},
+		{"one before", 5, []goal.Dep{dep(4, false)}, false},
+		{"two near", 5, []goal.Dep{dep(7, false), dep(6, true)}, true},
+		{"two at the farthest", 5, []goal.Dep{dep(5+maxPairDelta, true), dep(5+maxPairDelta, false)}, true},
+		{"two, one too far", 5, []goal.Dep{dep(6, false), dep(6+maxPairDelta, false)}, false},
+		{"two, one before", 5, []goal.Dep{dep(6, false), dep(2, false)}, false},
+		{"three", 5, []goal.Dep{dep(6, false), dep(7, false), dep(8, true)}, false},
+	} {
+		ed, ok := inlineWord(c.ds, c.op)
+		if ok != c.inline {
+			t.Errorf("%s: inline %v, want %v", c.name, ok, c.inline)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if ed&edgeList != 0 {
+			t.Errorf("%s: word %#x has the list bit", c.name, ed)
+		}
+		got := appendInline(nil, ed, c.op)
+		if len(got) != len(c.ds) {
+			t.Errorf("%s: %d edges back, want %d", c.name, len(got), len(c.ds))
+			continue
+		}
+		for k, d := range c.ds {
+			if got[k] != (Edge{Op: d.Succ(), Start: d.Start()}) {
+				t.Errorf("%s: edge %d is %+v, want to %d start %v", c.name, k, got[k], d.Succ(), d.Start())
+			}
+		}
+		far, start := c.op, false
+		for _, d := range c.ds {
+			far = max(far, d.Succ())
+			start = start || d.Start()
+		}
+		if hs := hasStart(&opRec{edge: ed}, nil); hs != start {
+			t.Errorf("%s: hasStart %v, want %v", c.name, hs, start)
+		}
+		if m := furthestSuccessor(ed, nil, c.op); m != far {
+			t.Errorf("%s: furthest successor %d, want %d", c.name, m, far)
+		}
+	}
+}

@@ -77,14 +77,24 @@ func (p *Program) Succ(g int32, buf []Edge) []Edge {
 	}
 	ed := p.ops[g].edge
 	if ed&edgeList == 0 {
-		if ed != 0 {
-			buf = append(buf, Edge{Op: g + int32(ed>>1), Start: ed&1 != 0})
-		}
-		return buf
+		return appendInline(buf, ed, g)
 	}
 	at := ed &^ edgeList
 	for _, d := range p.deps[at+1 : at+1+p.deps[at]] {
 		buf = append(buf, Edge{Op: int32(d >> 1), Start: d&1 != 0})
+	}
+	return buf
+}
+
+// appendInline appends the successors that op g keeps in its edge word
+// ed (inlineEdges), in order, to buf.
+func appendInline(buf []Edge, ed uint32, g int32) []Edge {
+	n, a, b := inlineEdges(ed)
+	if n > 0 {
+		buf = append(buf, Edge{Op: g + int32(a>>1), Start: a&1 != 0})
+	}
+	if n > 1 {
+		buf = append(buf, Edge{Op: g + int32(b>>1), Start: b&1 != 0})
 	}
 	return buf
 }

@@ -442,7 +442,8 @@ func rankWindow(recs []opRec, lists []uint32, base int32) (initHi, span int32) {
 // in deps (opRec.edge); g itself when it has none.
 func furthestSuccessor(ed uint32, deps []uint32, g int32) int32 {
 	if ed&edgeList == 0 {
-		return g + int32(ed>>1)
+		_, a, b := inlineEdges(ed)
+		return g + int32(max(a, b)>>1)
 	}
 	at := ed &^ edgeList
 	m := g
@@ -800,9 +801,7 @@ func (w *window) static(p *Program, r, g int32, buf []Edge) (opRec, uint32, []Ed
 		c = cn[g-lo]
 	}
 	if ed := o.edge; ed&edgeList == 0 {
-		if ed != 0 {
-			buf = append(buf, Edge{Op: g + int32(ed>>1), Start: ed&1 != 0})
-		}
+		buf = appendInline(buf, ed, g)
 	} else {
 		at := ed&^edgeList - w.listAt[u]
 		for _, d := range deps[at+1 : at+1+deps[at]] {
