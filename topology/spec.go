@@ -175,6 +175,9 @@ func ParseSpec(s string) (Spec, error) {
 	}
 	if kind == "dragonfly" && !seen["g"] {
 		sp.G = sp.A*sp.H + 1
+		if sp.G > maxParam {
+			return Spec{}, &SyntaxError{SpecFlag, 1, len(s) + 1, fmt.Sprintf("dragonfly a=%d, h=%d: the default g = a·h+1 = %d is beyond %d; give g", sp.A, sp.H, sp.G, maxParam)}
+		}
 	}
 	return sp, nil
 }

@@ -57,6 +57,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"torus:4x4,8", "--topology:1:11: \"8\": want key=value"},
 		{"dragonfly:a=4,p=2", "--topology:1:18: dragonfly needs a, p, h"},
 		{"dragonfly:a=4,p=2,h=-1", "--topology:1:21: h=\"-1\""},
+		{"dragonfly:h=7,a=2700000,p=1", "--topology:1:28: dragonfly a=2700000, h=7: the default g = a·h+1 = 18900001 is beyond 16777216; give g"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			_, err := topology.ParseSpec(tc.in)
