@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gopsim/gopsim/bench"
+	"github.com/gopsim/gopsim/internal/excerpt"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -94,7 +95,7 @@ func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if o.Backend != "tcp" && o.Backend != "mpi" {
-		fmt.Fprintf(stderr, "gopsim calibrate models: --backend %q: want tcp or mpi\n", o.Backend)
+		fmt.Fprintf(stderr, "gopsim calibrate models: --backend %s: want tcp or mpi\n", excerpt.Quote(o.Backend))
 		return ExitUsage
 	}
 	given := setFlags(fs)

@@ -72,7 +72,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return c.run(args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "gopsim: unknown command %q\n", name)
+	fmt.Fprintf(stderr, "gopsim: unknown command %s\n", excerpt.Quote(name))
 	usage(stderr)
 	return ExitUsage
 }
@@ -131,7 +131,7 @@ func help(name string, stdout, stderr io.Writer) int {
 	case "version":
 		fmt.Fprintln(stdout, "Usage: gopsim version\n\nPrints gopsim's version and the range of binary schedule format versions it reads.")
 	default:
-		fmt.Fprintf(stderr, "gopsim help: unknown command %q\n", name)
+		fmt.Fprintf(stderr, "gopsim help: unknown command %s\n", excerpt.Quote(name))
 		usage(stderr)
 		return ExitUsage
 	}

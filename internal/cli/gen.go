@@ -14,6 +14,7 @@ import (
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/atomicfile"
+	"github.com/gopsim/gopsim/internal/excerpt"
 	"github.com/gopsim/gopsim/pattern"
 	"github.com/gopsim/gopsim/progress"
 )
@@ -114,7 +115,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "gopsim gen: unexpected argument %q (the output file goes after -o)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "gopsim gen: unexpected argument %s (the output file goes after -o)\n", excerpt.Quote(fs.Arg(0)))
 		return ExitUsage
 	}
 	if v.tag > goal.MaxTag {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gopsim/gopsim/internal/excerpt"
 	"github.com/gopsim/gopsim/report"
 )
 
@@ -73,7 +74,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if ranks != "" {
 		r, err := parseRanks(ranks)
 		if err != nil || len(r) == 0 {
-			fmt.Fprintf(stderr, "gopsim report: --ranks %q: expected ranks such as 0-3,17\n", ranks)
+			fmt.Fprintf(stderr, "gopsim report: --ranks %s: expected ranks such as 0-3,17\n", excerpt.Quote(ranks))
 			return ExitUsage
 		}
 		for _, x := range r {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gopsim/gopsim/examples"
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/excerpt"
 	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/sim"
 )
@@ -85,7 +86,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	case "heap":
 		o.Queue = sim.HeapQueue
 	default:
-		fmt.Fprintf(stderr, "gopsim sim: --queue %q: expected radix or heap\n", q)
+		fmt.Fprintf(stderr, "gopsim sim: --queue %s: expected radix or heap\n", excerpt.Quote(q))
 		return ExitUsage
 	}
 	if len(pos) > 1 {
