@@ -589,7 +589,7 @@ func summarizeLibrary(w io.Writer, lib *sim.LibraryCosts) {
 	if lib == nil {
 		return
 	}
-	fmt.Fprintf(w, "library:    %s: first contact with a peer %s, creating a communicator %s (charged when a trace is converted with --params)\n",
+	fmt.Fprintf(w, "library:    %s: first contact with a peer %s, creating a communicator %s (charged when a trace is converted with this file: convert and extrapolate --library-costs, validate --params)\n",
 		lib.Name, sim.FormatDuration(lib.FirstContactNs), sim.FormatDuration(lib.CommCreateNs))
 	var calls []string
 	for _, c := range lib.FirstCall {

@@ -70,6 +70,7 @@ func extrapolateFlags(o *ExtrapolateOptions) *flag.FlagSet {
 	o.Convert.HostSpeed = tit.DefaultHostSpeed
 	fs.Var(flopsQty(&o.Convert.HostSpeed), "host-speed", "SimGrid TIT: the speed in `FLOPS` (flop/s, or SimGrid's 1Gf, 100Mf) that turns compute actions into time")
 	fs.StringVar(&o.Convert.MPI, "mpi", "", "liballprof: the `LIBRARY` the trace was taken with (openmpi, mpich); default: detected")
+	fs.StringVar(&o.Convert.LibraryCostsFile, "library-costs", "", "traces: "+libraryCostsUsage+"; charged on every rank of the K·P, first contacts with the peers each rank has there")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim extrapolate --factor K [flags] IN OUT
 
@@ -81,7 +82,10 @@ As in LogGOPSim's Schedgen, copy j of rank r becomes rank r + P·j and
 point-to-point messages stay inside each copy (peer p of copy j becomes
 p + P·j). Traces (any format convert reads): collectives are regenerated
 over all K·P ranks, on every communicator that had all P ranks (others stay
-inside their copy), with the algorithms MPICH would choose at that size.
+inside their copy), with the algorithms the traced library would choose at
+that size (--coll-select). With --library-costs, the MPI library's one-time
+costs are charged as gopsim convert charges them, so that --factor 1 gives
+the schedule gopsim validate --params simulates.
 
 Process grids: when the trace has an MPI_Cart_create over all P ranks (or
 --grid names the grid), the copies are stacked along the grid's first
@@ -151,6 +155,14 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 	}
 	if o.NoGrid {
 		command += " --no-grid"
+	}
+	if o.Convert.LibraryCostsFile != "" {
+		lib, err := loadLibraryCosts(o.Convert.LibraryCostsFile)
+		if err != nil {
+			return err
+		}
+		o.Convert.Trace.LibraryCosts = lib
+		command += " --library-costs " + o.Convert.LibraryCostsFile
 	}
 	command += " " + in
 	src, warnings, err := openTrace(in, from, o.Convert, log)

@@ -121,7 +121,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 			p.EagerLimit = cmdline.EagerLimit
 		}
 		if p.Library != nil {
-			fmt.Fprintf(stderr, "gopsim sim: note: %s's \"library\" section (the one-time costs of %s) is charged when a trace is converted (gopsim convert --params, gopsim validate --params); a schedule has those costs when it was converted so, and the engine adds none\n", o.ParamsFile, p.Library.Name)
+			fmt.Fprintf(stderr, "gopsim sim: note: %s's \"library\" section (the one-time costs of %s) is charged when a trace is converted with it (gopsim convert --library-costs, gopsim extrapolate --library-costs, gopsim validate --params); a schedule has those costs when it was converted so, and the engine adds none\n", o.ParamsFile, p.Library.Name)
 		}
 		o.Params = p
 	}

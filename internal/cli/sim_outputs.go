@@ -20,7 +20,6 @@ type simOutputs struct {
 	paraver   string // --paraver PREFIX
 	ranks     string // --timeline-ranks
 	window    string // --timeline-window
-
 }
 
 // slowestListed is how many of the slowest ranks the breakdown lists.

@@ -414,6 +414,16 @@ func TestCalibrateTraceValidate(t *testing.T) {
 	if got := convertSim(t, dir, params, tr, "--library-costs", params); got != v.SimulatedNs {
 		t.Errorf("validate simulated %d ns, convert --library-costs + sim %d ns", v.SimulatedNs, got)
 	}
+	// extrapolate charges them as convert does: ×1 is validate's schedule.
+	x1 := filepath.Join(dir, "pingpong-x1.bin")
+	if code, _, errOut := run("extrapolate", "--factor", "1", "--library-costs", params, tr, x1); code != ExitOK {
+		t.Fatalf("gopsim extrapolate --library-costs: exit %d: %s", code, errOut)
+	} else if !strings.Contains(errOut, "the library's one-time costs, charged as computation: ") {
+		t.Errorf("extrapolate --library-costs charged no library costs:\n%s", errOut)
+	}
+	if got := simMaxTime(t, params, x1); got != v.SimulatedNs {
+		t.Errorf("validate simulated %d ns, extrapolate --factor 1 --library-costs + sim %d ns", v.SimulatedNs, got)
+	}
 	code, out, errOut = run("validate", "--json", "--params", params, "--library-costs", "none", tr)
 	if code != ExitOK {
 		t.Fatalf("gopsim validate --library-costs none: exit %d: %s", code, errOut)
@@ -436,6 +446,13 @@ func convertSim(t *testing.T, dir, params, tr string, flags ...string) int64 {
 	if code, _, errOut := run(append(append([]string{"convert"}, flags...), tr, bin)...); code != ExitOK {
 		t.Fatalf("gopsim convert %v: exit %d: %s", flags, code, errOut)
 	}
+	return simMaxTime(t, params, bin)
+}
+
+// simMaxTime simulates schedule bin with parameter file params and
+// returns the simulated time; sim must note that it adds no library costs.
+func simMaxTime(t *testing.T, params, bin string) int64 {
+	t.Helper()
 	code, out, errOut := run("sim", "--json", "--params", params, bin)
 	if code != ExitOK {
 		t.Fatalf("gopsim sim --params: exit %d: %s", code, errOut)
