@@ -80,6 +80,32 @@ recv 1024b from 0 tag 7
 	// 2 2 [1500 9638]
 }
 
+// Deciding from a schedule's size, before any op is read, whether to hold
+// it: here a program beyond 100 bytes is refused, and the caller would
+// stream it (ReadProgramStream) instead.
+func ExampleReadProgramIf() {
+	s, err := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\nsend 8b to 1 tag 0\n}\nrank 1 {\nrecv 8b from 0 tag 0\n}\n"), "example.goal")
+	if err != nil {
+		panic(err)
+	}
+	var file bytes.Buffer
+	if err := goal.WriteBinary(&file, s); err != nil {
+		panic(err)
+	}
+	tooBig := errors.New("stream it")
+	_, err = sim.ReadProgramIf(&file, func(size sim.ProgramSize) error {
+		fmt.Println(size.Ranks, size.Ops, size.Edges, size.Bytes > 0)
+		if size.Bytes > 100 {
+			return tooBig
+		}
+		return nil
+	})
+	fmt.Println(errors.Is(err, tooBig))
+	// Output:
+	// 2 2 0 true
+	// true
+}
+
 // A text schedule, as LogGOPSim's Schedgen writes it, read straight into
 // a program: a large file is parsed on all CPUs.
 func ExampleReadTextProgram() {

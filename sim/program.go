@@ -495,7 +495,29 @@ func ProgramBytes(ranks, ops, edges int, multi bool) int64 {
 // limit bytes (0: no limit). The caller can then stream the schedule
 // (ReadProgramStream) instead.
 func ReadProgramWithin(r io.Reader, limit int64) (*Program, error) {
-	return readProgram(limit, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
+	return ReadProgramIf(r, func(s ProgramSize) error {
+		if limit > 0 && s.Bytes > limit {
+			return fmt.Errorf("%w: %d ranks, %d ops and %d edges need about %d MiB, more than the %d MiB allowed", ErrTooLarge, s.Ranks, s.Ops, s.Edges, s.Bytes>>20, limit>>20)
+		}
+		return nil
+	})
+}
+
+// ProgramSize is a schedule's size as its header and index give it,
+// before any op is read.
+type ProgramSize struct {
+	Ranks, Ops, Edges int
+	// Bytes is what the program needs held in memory (ProgramBytes).
+	Bytes int64
+}
+
+// ReadProgramIf is ReadProgram that first calls check with the program's
+// size, before it allocates the program or reads an op; an error from
+// check ends the read and is returned as it is. So a caller can decide
+// from the size whether to hold the schedule or stream it
+// (ReadProgramStream).
+func ReadProgramIf(r io.Reader, check func(ProgramSize) error) (*Program, error) {
+	return readProgram(check, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
 		return goal.ReadBinaryBlocks(r, alloc, visit)
 	})
 }
@@ -505,20 +527,22 @@ func ReadProgramWithin(r io.Reader, limit int64) (*Program, error) {
 // (goal.ReadTextBlocks); name is used in errors, which are those of
 // goal.ReadText. Like ReadProgram, it never holds the goal.Schedule.
 func ReadTextProgram(r io.ReaderAt, size int64, name string) (*Program, error) {
-	return readProgram(0, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
+	return readProgram(nil, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
 		return goal.ReadTextBlocks(r, size, name, alloc, visit)
 	})
 }
 
 // readProgram builds a Program from the blocks that read hands out (a
-// goal.ReadBinaryBlocks or goal.ReadTextBlocks), within limit bytes (0: no
-// limit).
-func readProgram(limit int64, read func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error) (*Program, error) {
+// goal.ReadBinaryBlocks or goal.ReadTextBlocks), once check (if not nil)
+// has accepted its size.
+func readProgram(check func(ProgramSize) error, read func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error) (*Program, error) {
 	var b *builder
 	alloc := func(h goal.Header, ops, edges, workers int) error {
 		multi := h.NumCPUs > 1 || h.NumNICs > 1
-		if need := ProgramBytes(h.NumRanks, ops, edges, multi); limit > 0 && need > limit {
-			return fmt.Errorf("%w: %d ranks, %d ops and %d edges need about %d MiB, more than the %d MiB allowed", ErrTooLarge, h.NumRanks, ops, edges, need>>20, limit>>20)
+		if check != nil {
+			if err := check(ProgramSize{Ranks: h.NumRanks, Ops: ops, Edges: edges, Bytes: ProgramBytes(h.NumRanks, ops, edges, multi)}); err != nil {
+				return err
+			}
 		}
 		var err error
 		b, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, multi, workers)

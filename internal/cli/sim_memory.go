@@ -29,7 +29,7 @@ type simMemory struct {
 
 func (m *simMemory) flags(fs *flag.FlagSet) {
 	m.mode = "auto"
-	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, a text one by 1.8 times its file's), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, a text one by 1.8 times its file's; and a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
 		switch v {
 		case "auto", "on", "off":
 			m.mode = v
@@ -79,9 +79,54 @@ func memoryBudget() (int64, string) {
 	return 0, ""
 }
 
+// autoStreamBytes is the size of a program in memory (sim.ProgramBytes)
+// beyond which --stream auto streams a binary schedule whose ranks'
+// programs are chains (autoStreamChain) even when memory would hold it.
+// Measured (docs/performance.md, "Streamed by default beyond 2 GiB"):
+// from there on a streamed run of an application trace takes about as
+// long as one in memory (LAMMPS ×4096, 3.2 GiB: 18.8–22.2 s in memory,
+// 16.9–23.7 s streamed in 0.28 GB; sweep3d ×4096, 4.3 GiB: 32.9–50.3 s
+// against 31.8–38.5 s in 0.55 GB) and holds a tenth of the memory; below
+// it streaming costs time (LAMMPS ×1024, 0.8 GiB: 3.5 s against 4.1 s).
+// A variable so that tests can lower it.
+var autoStreamBytes int64 = 2 << 30
+
+// autoStreamChain is the least number of edges per op for which
+// autoStreamBytes applies. An op without predecessors is ready at time 0,
+// so a streamed run loads it at the start: a schedule with many holds
+// most of its ops anyway and streams slower (Schedgen's collectives,
+// whose receives are all free: 0.49 edges per op, the 1,048,576-rank
+// recursive-doubling allreduce 8.6–11.6 s in 2.8 GB in memory, 26 s in
+// 3.1 GB streamed). Traced programs are chains (LAMMPS 1.24, sweep3d 1.14).
+const autoStreamChain = 0.9
+
+// streamReason is the error autoStream's check stops an in-memory read
+// with: why the schedule is streamed instead.
+type streamReason struct{ why string }
+
+func (e *streamReason) Error() string { return e.why }
+
+// autoStream returns the check of sim.ReadProgramIf for --stream auto: a
+// *streamReason when the program needs more than 60 % of the memory
+// budget (memoryBudget), or more than autoStreamBytes with at least
+// autoStreamChain edges per op.
+func autoStream() func(sim.ProgramSize) error {
+	limit, source := memoryBudget()
+	return func(s sim.ProgramSize) error {
+		size := fmt.Sprintf("%d ranks, %d ops and %d edges need about %d MiB in memory", s.Ranks, s.Ops, s.Edges, s.Bytes>>20)
+		if allowed := limit / 10 * 6; limit > 0 && s.Bytes > allowed {
+			return &streamReason{fmt.Sprintf("%s, more than the %d MiB allowed (60 %% of %s)", size, allowed>>20, source)}
+		}
+		if s.Bytes > autoStreamBytes && float64(s.Edges) >= autoStreamChain*float64(s.Ops) {
+			return &streamReason{fmt.Sprintf("%s, more than %d MiB, and its ranks are chains of ops, which run about as fast streamed in a tenth of the memory", size, autoStreamBytes>>20)}
+		}
+		return nil
+	}
+}
+
 // open reads a binary schedule of size bytes from r: into memory, or
-// streamed when asked or, in auto mode, when it would need more than 60 %
-// of the memory budget. reopen gives the file again from its start.
+// streamed when asked or, in auto mode, when it would need more than
+// autoStream. reopen gives the file again from its start.
 // Notes and the spill pass's progress bar (popt) go to log.
 // check refuses the streaming flags with --stream off, where they would
 // have no effect (a negative unit is the stream reader's to refuse).
@@ -99,13 +144,13 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 	case "off":
 		return sim.ReadProgram(r)
 	}
-	limit, source := memoryBudget()
-	p, err := sim.ReadProgramWithin(r, limit/10*6)
-	if !errors.Is(err, sim.ErrTooLarge) {
+	p, err := sim.ReadProgramIf(r, autoStream())
+	var why *streamReason
+	if !errors.As(err, &why) {
 		return p, err
 	}
 	if log != nil {
-		fmt.Fprintf(log, "gopsim sim: %s (60 %% of %s); streaming it from a spill file (--stream off to refuse)\n", strings.TrimPrefix(err.Error(), "sim: "), source)
+		fmt.Fprintf(log, "gopsim sim: %s; streaming it from a spill file (--stream off to refuse)\n", why)
 	}
 	r2, done, err := reopen()
 	if err != nil {

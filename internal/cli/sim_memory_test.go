@@ -58,6 +58,28 @@ func TestSimStream(t *testing.T) {
 		t.Errorf("stream report %v", st)
 	}
 
+	// auto streams a program beyond autoStreamBytes, however much memory
+	// there is
+	defer func(b int64) { autoStreamBytes = b }(autoStreamBytes)
+	autoStreamBytes = 64 << 10
+	check("auto")
+	_, _, errOut = run("sim", "--json", "--spill-dir", dir, f)
+	if !strings.Contains(errOut, "64 ranks, 16640 ops and 30592 edges need about 0 MiB in memory, more than 0 MiB, and its ranks are chains of ops") {
+		t.Errorf("auto beyond autoStreamBytes: no note on stderr: %q", errOut)
+	}
+	// but not a collective whose receives are all free at time 0
+	coll := filepath.Join(dir, "d.bin")
+	if code, _, errOut := run("gen", "-p", "dissemination", "-s", "1024", "-o", coll); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	if code, out, errOut := run("sim", "--json", "--spill-dir", dir, coll); code != ExitOK || strings.Contains(errOut, "streaming") || strings.Contains(out, `"stream"`) {
+		t.Errorf("auto beyond autoStreamBytes streamed a collective: exit %d: %q", code, errOut)
+	}
+	autoStreamBytes = 1 << 40
+	if _, out, errOut := run("sim", "--json", "--spill-dir", dir, f); strings.Contains(errOut, "streaming") || strings.Contains(out, `"stream"`) {
+		t.Errorf("auto within autoStreamBytes and memory: streamed: %q", errOut)
+	}
+
 	// auto streams when the program exceeds 60 % of GOMEMLIMIT
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 20))
 	check("auto")
