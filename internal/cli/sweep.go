@@ -29,9 +29,11 @@ type SweepOptions struct {
 	Progress progress.Options
 	Sort     bool
 	DryRun   bool
-	// Stream runs the points on shares of one spilled schedule
-	// (sweep.Options.Stream), its spill files in SpillDir.
-	Stream   bool
+	// Stream is "on" to run the points on shares of one spilled
+	// schedule (sweep.Options.Stream), its spill files in SpillDir, "off"
+	// to compile a copy per worker, "auto" or "" to decide from the
+	// schedule's size (sweepStreams).
+	Stream   string
 	SpillDir string
 }
 
@@ -43,18 +45,21 @@ func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar and no timing on stderr (the bar is drawn only when stderr is a terminal)")
 	fs.BoolVar(&o.Sort, "sort", false, "when done, rewrite the CSV in point order (byte-identical whatever the completion order)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the points (the first 20) and the output file, simulate nothing")
-	fs.Func("stream", "`mode` on or off (default off): on spills the schedule once (per compute_scale and extrapolate_factor) and runs every point on it, each simulation keeping only its active window in memory, instead of a compiled copy of the schedule per worker (docs/performance.md); same results", func(v string) error {
+	o.Stream = "auto"
+	fs.Func("stream", "`mode` auto, on or off: on spills the schedule once (per compute_scale and extrapolate_factor) and runs every point on it, each simulation keeping only its active window in memory, instead of a compiled copy of the schedule per worker (docs/performance.md); same results. auto (the default) streams when the schedule and a copy per worker would need more than 60 % of the memory allowed, or when its program needs more than 2 GiB and its ranks are chains of ops (as gopsim sim --stream auto)", func(v string) error {
 		switch v {
 		case "on", "true":
-			o.Stream = true
+			o.Stream = "on"
 		case "off", "false":
-			o.Stream = false
+			o.Stream = "off"
+		case "auto":
+			o.Stream = "auto"
 		default:
-			return fmt.Errorf("%q: expected on or off", v)
+			return fmt.Errorf("%q: expected auto, on or off", v)
 		}
 		return nil
 	})
-	fs.StringVar(&o.SpillDir, "spill-dir", "", "`directory` of the spill files of --stream on (default: the system's temporary directory)")
+	fs.StringVar(&o.SpillDir, "spill-dir", "", "`directory` of the spill files of a streamed sweep (default: the system's temporary directory)")
 	fs.Usage = func() { sweepUsage(fs.Output()) }
 	return fs
 }
@@ -196,12 +201,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopsim sweep: --workers %d: want a number of simulations at once, or 0 for every core\n", o.Workers)
 		return ExitUsage
 	}
-	if o.DryRun && (o.Sort || o.Workers != 0 || o.Stream) {
+	if o.DryRun && (o.Sort || o.Workers != 0 || setFlags(fs)["stream"]) {
 		fmt.Fprintln(stderr, "gopsim sweep: --dry-run simulates nothing: --sort, --workers and --stream have no effect with it")
 		return ExitUsage
 	}
-	if o.SpillDir != "" && !o.Stream {
-		fmt.Fprintln(stderr, "gopsim sweep: --spill-dir applies to --stream on")
+	if o.SpillDir != "" && o.Stream == "off" {
+		fmt.Fprintln(stderr, "gopsim sweep: --spill-dir applies to a streamed sweep; --stream off does not stream")
 		return ExitUsage
 	}
 	if shard != "" {
@@ -255,8 +260,18 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	if o.DryRun {
 		return sweepDryRun(spec, o.Shard, out, stdout)
 	}
+	stream := o.Stream == "on"
+	if o.Stream == "auto" || o.Stream == "" {
+		why, err := sweepStreams(spec, o.Shard, o.Workers)
+		if err != nil {
+			return err
+		}
+		if stream = why != ""; stream {
+			fmt.Fprintf(stderr, "gopsim sweep: %s; streaming it from a spill file (--stream off to refuse)\n", why)
+		}
+	}
 	opt := sweep.Options{Output: out, Workers: o.Workers, Shard: o.Shard, Sort: o.Sort, Log: stderr, Tool: "gopsim " + versionString(),
-		Stream: o.Stream, SpillDir: o.SpillDir}
+		Stream: stream, SpillDir: o.SpillDir}
 	points := 0
 	for id := 0; id < spec.NumPoints(); id++ {
 		if o.Shard.Has(id) {

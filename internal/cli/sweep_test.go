@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -133,8 +134,9 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"plot without -o", []string{"sweep", "plot", "--x", "L_ns", "r.csv"}, ExitUsage, "expected one result CSV"},
 		{"plot format", []string{"sweep", "plot", "--x", "L_ns", "-o", "p.gif", "r.csv"}, ExitUsage, "must end in .png, .svg or .pdf"},
 		{"plot where", []string{"sweep", "plot", "--where", "L_ns", "r.csv"}, ExitUsage, "expected COLUMN=VALUE"},
-		{"stream mode", []string{"sweep", "--stream", "maybe", spec}, ExitUsage, "expected on or off"},
-		{"spill dir without stream", []string{"sweep", "--spill-dir", dir, spec}, ExitUsage, "--spill-dir applies to --stream on"},
+		{"stream mode", []string{"sweep", "--stream", "maybe", spec}, ExitUsage, "expected auto, on or off"},
+		{"spill dir without stream", []string{"sweep", "--stream", "off", "--spill-dir", dir, spec}, ExitUsage, "--spill-dir applies to a streamed sweep; --stream off does not stream"},
+		{"dry run with stream", []string{"sweep", "--dry-run", "--stream", "auto", spec}, ExitUsage, "--dry-run simulates nothing"},
 		{"missing spill dir", []string{"sweep", "--stream", "on", "--spill-dir", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "x.csv"), spec}, ExitError, "spill file"},
 		{"plot missing csv", []string{"sweep", "plot", "--x", "L_ns", "-o", filepath.Join(dir, "p.png"), filepath.Join(dir, "none.csv")}, ExitError, "none.csv"},
 	}
@@ -160,6 +162,59 @@ func TestSweepHelp(t *testing.T) {
 	}
 	if code, stdout, _ := run("sweep", "-h"); code != ExitOK || !strings.Contains(stdout, "Usage:") {
 		t.Errorf("sweep -h: exit %d %s", code, stdout)
+	}
+}
+
+// TestSweepStreamAuto: --stream auto streams a sweep whose schedule is a
+// chain beyond autoStreamBytes, or too large for the memory with a copy
+// per worker, and writes the CSV it writes in memory; a collective within
+// memory stays there whatever its size.
+func TestSweepStreamAuto(t *testing.T) {
+	dir := t.TempDir()
+	chain := filepath.Join(dir, "ar.bin")
+	if code, _, errOut := run("gen", "-p", "mpi_allreduce", "--algo", "recdoub", "-s", "16", "-d", "4096", "--iterations", "20", "--compute", "500", "-o", chain); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	coll := filepath.Join(dir, "d.bin")
+	if code, _, errOut := run("gen", "-p", "dissemination", "-s", "1024", "-o", coll); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	sweepOf := func(name, input string, extra ...string) (csv []byte, stderr string) {
+		t.Helper()
+		spec := writeFile(t, dir, name+".toml", fmt.Sprintf("input = %q\noutput = %q\n[grid]\nL_ns = [100, 2000]\n", input, name+".csv"))
+		os.Remove(filepath.Join(dir, name+".csv"))
+		code, _, stderr := run(append(append([]string{"sweep", "--quiet", "--sort"}, extra...), spec)...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data, stderr
+	}
+	held, errOut := sweepOf("chain", chain)
+	if errOut != "" {
+		t.Errorf("auto streamed a small schedule: %q", errOut)
+	}
+	defer func(b int64) { autoStreamBytes = b }(autoStreamBytes)
+	autoStreamBytes = 64 << 10
+	streamed, errOut := sweepOf("chain", chain, "--spill-dir", dir)
+	if !strings.Contains(errOut, "the schedule (16 ranks, ") || !strings.Contains(errOut, "and its ranks are chains of ops, which run about as fast streamed in a tenth of the memory; streaming it from a spill file") {
+		t.Errorf("auto beyond autoStreamBytes: %q", errOut)
+	}
+	if !bytes.Equal(held, streamed) {
+		t.Errorf("streamed:\n%s\nheld:\n%s", streamed, held)
+	}
+	if _, errOut := sweepOf("chain", chain, "--stream", "off"); errOut != "" {
+		t.Errorf("--stream off streamed: %q", errOut)
+	}
+	if _, errOut := sweepOf("coll", coll); errOut != "" {
+		t.Errorf("auto streamed a collective within memory: %q", errOut)
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 20))
+	if _, errOut := sweepOf("coll", coll, "--workers", "2"); !strings.Contains(errOut, "and a compiled copy for each of 2 workers need about") || !strings.Contains(errOut, "(60 % of GOMEMLIMIT)") {
+		t.Errorf("auto beyond the memory: %q", errOut)
 	}
 }
 

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/sweep"
+)
+
+// errSized stops sim.ReadProgramIf once it has handed over the size.
+var errSized = errors.New("sized")
+
+// scheduleSize returns the size of the schedule at path as its header
+// gives it (a binary one), or an estimate from the file's size (a text
+// one: its program takes about as many bytes as its text, 0.8 to 0.9
+// times on LAMMPS and Schedgen files; Ops and Edges are then unknown,
+// -1). A pipe, which only the sweep may read, has no size (0 bytes).
+func scheduleSize(path string) (sim.ProgramSize, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return sim.ProgramSize{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return sim.ProgramSize{}, err
+	}
+	if !fi.Mode().IsRegular() { // a pipe is read once, by the sweep
+		return sim.ProgramSize{Ops: -1, Edges: -1}, nil
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	if prefix, _ := br.Peek(len(goal.BinaryMagic)); !goal.IsBinary(prefix) {
+		return sim.ProgramSize{Ops: -1, Edges: -1, Bytes: fi.Size()}, nil
+	}
+	var size sim.ProgramSize
+	_, err = sim.ReadProgramIf(br, func(s sim.ProgramSize) error {
+		size = s
+		return errSized
+	})
+	if !errors.Is(err, errSized) {
+		if err == nil {
+			err = errors.New("no header")
+		}
+		return sim.ProgramSize{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return size, nil
+}
+
+// sweepStreams decides gopsim sweep --stream auto: it returns why the
+// sweep of spec (the points of shard sh, on workers workers, 0 for every
+// core) should stream, or "" when it should hold its schedule. Held, a
+// sweep keeps the schedule and a compiled copy per worker, each as large
+// as the schedule times the largest extrapolate_factor; streamed, the
+// schedule is spilled once per transformation and each simulation keeps
+// its active window (sweep.Options.Stream). It streams when holding would
+// need more than 60 % of the memory budget, or when a program needs more
+// than autoStreamBytes and its ranks are chains (autoStreamChain), as sim
+// --stream auto does.
+func sweepStreams(spec *sweep.Spec, sh sweep.Shard, workers int) (string, error) {
+	size, err := scheduleSize(spec.InputPath())
+	if err != nil {
+		return "", err
+	}
+	points, k := 0, 1
+	for id := range spec.NumPoints() {
+		if sh.Has(id) {
+			points++
+			k = max(k, spec.Point(id).Extrapolate)
+		}
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(min(workers, points), 1)
+	prog := size.Bytes * int64(k)
+	need := size.Bytes + int64(workers)*prog
+	what := fmt.Sprintf("the schedule (%d ranks, %d ops)", size.Ranks, size.Ops)
+	if size.Ops < 0 {
+		what = fmt.Sprintf("the text schedule (%d MiB)", size.Bytes>>20)
+	}
+	if k > 1 {
+		what += fmt.Sprintf(" extrapolated up to ×%d", k)
+	}
+	limit, source := memoryBudget()
+	if allowed := limit / 10 * 6; limit > 0 && need > allowed {
+		return fmt.Sprintf("%s and a compiled copy for each of %d workers need about %d MiB in memory, more than the %d MiB allowed (60 %% of %s)", what, workers, need>>20, allowed>>20, source), nil
+	}
+	if prog > autoStreamBytes && size.Edges >= 0 && float64(size.Edges) >= autoStreamChain*float64(size.Ops) {
+		return fmt.Sprintf("%s needs about %d MiB in memory per worker, more than %d MiB, and its ranks are chains of ops, which run about as fast streamed in a tenth of the memory", what, prog>>20, autoStreamBytes>>20), nil
+	}
+	return "", nil
+}
