@@ -210,6 +210,51 @@ type critWalker struct {
 	// schedule walks in bounded memory.
 	cached  []int
 	entries int
+	free    []*critRank // emptied from idx, their work slices to reuse
+	scratch []critWork  // sortWork's other buffer
+}
+
+// cmpWork orders work intervals by (resource, end, op).
+func cmpWork(a, b critWork) int {
+	if a.res != b.res {
+		return int(a.res - b.res)
+	}
+	if a.end != b.end {
+		if a.end < b.end {
+			return -1
+		}
+		return 1
+	}
+	return int(a.op - b.op)
+}
+
+// sortWork sorts w, intervals on resources 0..nres-1 appended in op
+// order, by cmpWork, with buf as the other buffer of the pass that
+// groups them by resource; it returns the sorted slice and the buffer
+// to keep. Within a resource, the intervals of a rank's ops in op order
+// mostly end in order, so a group is sorted only when it is not already:
+// a general sort of them all was most of a critical path's time on an
+// application trace (docs/performance.md).
+func sortWork(w, buf []critWork, nres int) ([]critWork, []critWork) {
+	at := make([]int, nres+1)
+	for _, c := range w {
+		at[c.res+1]++
+	}
+	for i := 1; i <= nres; i++ {
+		at[i] += at[i-1]
+	}
+	buf = slices.Grow(buf[:0], len(w))[:len(w)]
+	fill := slices.Clone(at[:nres])
+	for _, c := range w {
+		buf[fill[c.res]] = c
+		fill[c.res]++
+	}
+	for i := range nres {
+		if g := buf[at[i]:at[i+1]]; !slices.IsSortedFunc(g, cmpWork) {
+			slices.SortFunc(g, cmpWork)
+		}
+	}
+	return buf, w
 }
 
 // critCacheEntries bounds the work intervals and predecessor edges the
@@ -225,14 +270,21 @@ func (w *critWalker) rank(r int) *critRank {
 	}
 	if w.entries > critCacheEntries {
 		for _, c := range w.cached {
+			w.free = append(w.free, w.idx[c])
 			w.idx[c] = nil
 		}
 		w.cached, w.entries = w.cached[:0], 0
 		w.p.ReleaseRecordPages()
 	}
-	x := &critRank{}
-	x.predStart, x.preds = w.p.Preds(r)
+	var x *critRank
+	if n := len(w.free); n > 0 {
+		x, w.free = w.free[n-1], w.free[:n-1]
+	} else {
+		x = &critRank{}
+	}
+	x.predStart, x.preds = w.p.predsInto(r, x.predStart, x.preds)
 	lo, hi := w.p.RankOps(r)
+	x.work = slices.Grow(x.work[:0], 2*int(hi-lo)) // two intervals an op at most
 	for g := lo; g < hi; g++ {
 		in := w.info(g)
 		rc := &w.rec[g]
@@ -257,18 +309,7 @@ func (w *critWalker) rank(r int) *critRank {
 				critWork{end: sr.Arrive + co.g + co.G(bytesBeyondFirst(sin.Size)), start: sr.Arrive, res: w.nc + w.nn + int32(sin.NIC), op: s, cause: cRecvNIC})
 		}
 	}
-	slices.SortFunc(x.work, func(a, b critWork) int {
-		if a.res != b.res {
-			return int(a.res - b.res)
-		}
-		if a.end != b.end {
-			if a.end < b.end {
-				return -1
-			}
-			return 1
-		}
-		return int(a.op - b.op)
-	})
+	x.work, w.scratch = sortWork(x.work, w.scratch, int(w.nc+2*w.nn))
 	w.idx[r] = x
 	w.cached = append(w.cached, r)
 	w.entries += len(x.work) + len(x.preds) + len(x.predStart)

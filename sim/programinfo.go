@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/gopsim/gopsim/goal"
+import (
+	"slices"
+
+	"github.com/gopsim/gopsim/goal"
+)
 
 // OpInfo is what the schedule says of one op of a Program, as read by
 // Program.OpInfo: the static fields, not the state of a run.
@@ -105,8 +109,14 @@ func appendInline(buf []Edge, ed uint32, g int32) []Edge {
 // predecessors' indexes. It costs a pass over the rank's edges; callers
 // that walk a graph backwards keep the result per rank.
 func (p *Program) Preds(r int) (start []int32, edges []Edge) {
+	return p.predsInto(r, nil, nil)
+}
+
+// predsInto is Preds with the slices to reuse for start and edges.
+func (p *Program) predsInto(r int, start []int32, edges []Edge) ([]int32, []Edge) {
 	lo, hi := p.RankOps(r)
-	start = make([]int32, hi-lo+1)
+	start = slices.Grow(start[:0], int(hi-lo+1))[:hi-lo+1]
+	clear(start)
 	var buf []Edge
 	for g := lo; g < hi; g++ {
 		buf = p.Succ(g, buf[:0])
@@ -117,7 +127,7 @@ func (p *Program) Preds(r int) (start []int32, edges []Edge) {
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	edges = make([]Edge, start[len(start)-1])
+	edges = slices.Grow(edges[:0], int(start[len(start)-1]))[:start[len(start)-1]]
 	fill := make([]int32, hi-lo)
 	for g := lo; g < hi; g++ {
 		buf = p.Succ(g, buf[:0])
