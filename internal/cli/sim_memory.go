@@ -125,8 +125,8 @@ func autoStream() func(sim.ProgramSize) error {
 }
 
 // open reads a binary schedule of size bytes from r: into memory, or
-// streamed when asked or, in auto mode, when it would need more than
-// autoStream. reopen gives the file again from its start.
+// streamed when asked or, in auto mode, when autoStream's check says so.
+// reopen gives the file again from its start.
 // Notes and the spill pass's progress bar (popt) go to log.
 // check refuses the streaming flags with --stream off, where they would
 // have no effect (a negative unit is the stream reader's to refuse).
