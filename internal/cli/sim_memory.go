@@ -107,21 +107,33 @@ type streamReason struct{ why string }
 func (e *streamReason) Error() string { return e.why }
 
 // autoStream returns the check of sim.ReadProgramIf for --stream auto: a
-// *streamReason when the program needs more than 60 % of the memory
-// budget (memoryBudget), or more than autoStreamBytes with at least
-// autoStreamChain edges per op.
+// *streamReason when streamWhy says to stream the program.
 func autoStream() func(sim.ProgramSize) error {
-	limit, source := memoryBudget()
 	return func(s sim.ProgramSize) error {
-		size := fmt.Sprintf("%d ranks, %d ops and %d edges need about %d MiB in memory", s.Ranks, s.Ops, s.Edges, s.Bytes>>20)
-		if allowed := limit / 10 * 6; limit > 0 && s.Bytes > allowed {
-			return &streamReason{fmt.Sprintf("%s, more than the %d MiB allowed (60 %% of %s)", size, allowed>>20, source)}
-		}
-		if s.Bytes > autoStreamBytes && float64(s.Edges) >= autoStreamChain*float64(s.Ops) {
-			return &streamReason{fmt.Sprintf("%s, more than %d MiB, and its ranks are chains of ops, which run about as fast streamed in a tenth of the memory", size, autoStreamBytes>>20)}
+		what := fmt.Sprintf("%d ranks, %d ops and %d edges need", s.Ranks, s.Ops, s.Edges)
+		if why := streamWhy(s, s.Bytes, what, s.Bytes, what); why != "" {
+			return &streamReason{why}
 		}
 		return nil
 	}
+}
+
+// streamWhy applies --stream auto's two rules, for gopsim sim and gopsim
+// sweep alike: it returns why to stream, or "" to hold. Held, everything
+// needs need bytes (needWhat says what, ending in its verb), and one
+// program prog bytes (progWhat); s gives the program's edges per op
+// (Edges < 0: not known). It streams when need is more than 60 % of the
+// memory budget (memoryBudget), or when prog is more than autoStreamBytes
+// with at least autoStreamChain edges per op.
+func streamWhy(s sim.ProgramSize, need int64, needWhat string, prog int64, progWhat string) string {
+	limit, source := memoryBudget()
+	if allowed := limit / 10 * 6; limit > 0 && need > allowed {
+		return fmt.Sprintf("%s about %d MiB in memory, more than the %d MiB allowed (60 %% of %s)", needWhat, need>>20, allowed>>20, source)
+	}
+	if prog > autoStreamBytes && s.Edges >= 0 && float64(s.Edges) >= autoStreamChain*float64(s.Ops) {
+		return fmt.Sprintf("%s about %d MiB in memory, more than %d MiB, and its ranks are chains of ops, which run about as fast streamed in a tenth of the memory", progWhat, prog>>20, autoStreamBytes>>20)
+	}
+	return ""
 }
 
 // open reads a binary schedule of size bytes from r: into memory, or

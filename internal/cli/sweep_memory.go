@@ -57,10 +57,8 @@ func scheduleSize(path string) (sim.ProgramSize, error) {
 // sweep keeps the schedule and a compiled copy per worker, each as large
 // as the schedule times the largest extrapolate_factor; streamed, the
 // schedule is spilled once per transformation and each simulation keeps
-// its active window (sweep.Options.Stream). It streams when holding would
-// need more than 60 % of the memory budget, or when a program needs more
-// than autoStreamBytes and its ranks are chains (autoStreamChain), as sim
-// --stream auto does.
+// its active window (sweep.Options.Stream). streamWhy decides, as for
+// gopsim sim --stream auto.
 func sweepStreams(spec *sweep.Spec, sh sweep.Shard, workers int) (string, error) {
 	size, err := scheduleSize(spec.InputPath())
 	if err != nil {
@@ -86,12 +84,5 @@ func sweepStreams(spec *sweep.Spec, sh sweep.Shard, workers int) (string, error)
 	if k > 1 {
 		what += fmt.Sprintf(" extrapolated up to ×%d", k)
 	}
-	limit, source := memoryBudget()
-	if allowed := limit / 10 * 6; limit > 0 && need > allowed {
-		return fmt.Sprintf("%s and a compiled copy for each of %d workers need about %d MiB in memory, more than the %d MiB allowed (60 %% of %s)", what, workers, need>>20, allowed>>20, source), nil
-	}
-	if prog > autoStreamBytes && size.Edges >= 0 && float64(size.Edges) >= autoStreamChain*float64(size.Ops) {
-		return fmt.Sprintf("%s needs about %d MiB in memory per worker, more than %d MiB, and its ranks are chains of ops, which run about as fast streamed in a tenth of the memory", what, prog>>20, autoStreamBytes>>20), nil
-	}
-	return "", nil
+	return streamWhy(size, need, what+fmt.Sprintf(" and a compiled copy for each of %d workers need", workers), prog, what+" needs, per worker,"), nil
 }
