@@ -295,3 +295,30 @@ func BenchmarkRunStream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCriticalPath times the critical path of a recorded run (the
+// walk alone; the run is done once) on an allreduce iterated with
+// computation between: chains of ops on every rank, as in a traced
+// application, whose path enters each rank many times.
+func BenchmarkCriticalPath(b *testing.B) {
+	s := patternScheduleWith(b, "mpi_allreduce", pattern.Params{Ranks: 1024, Size: 8, Algo: "recdoub", Iterations: 40, Compute: 500})
+	p, err := Compile(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := p.Run(Options{Params: DefaultParams(), Record: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var steps int
+	for range b.N {
+		path, err := CriticalPath(p, res)
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps = len(path.Steps)
+	}
+	b.ReportMetric(float64(steps), "steps")
+}
