@@ -20,6 +20,7 @@ type pagedCol struct {
 	live, liveInit []uint16 // per page: ops whose entry touches it and that have not finished
 	shift          uint     // log2 of the page size
 	file           *os.File // where finished pages go, or nil
+	drop           *dropper // gives finished pages back in batches, or nil: at once
 }
 
 // newPagedCol sets up the page counts of n entries of size bytes in mem,
@@ -70,6 +71,10 @@ func (c *pagedCol) release(pg int64) {
 			panic(spillError{fmt.Errorf("sim: writing the record file: %w", err)})
 		}
 	}
+	if c.drop != nil {
+		c.drop.drop(c.mem[lo:hi])
+		return
+	}
 	dropMem(c.mem[lo:hi])
 }
 
@@ -92,6 +97,14 @@ func (c *pagedCol) flush() (err error) {
 		}
 	}
 	return nil
+}
+
+// keep makes the window keep column c up to date during the next run and
+// give its finished pages back with its own (the dropper's batch: a page
+// is given back after it is written to the file, later, never earlier).
+func (w *window) keep(c *pagedCol) {
+	c.drop = w.drop
+	w.cols = append(w.cols, c)
 }
 
 // netCol holds, for a streamed run under a congestion network, each
@@ -122,14 +135,14 @@ func (w *window) netColumns(p *Program, flow bool) ([]int32, []event, error) {
 		}
 		w.net.park = newPagedCol(mem, size, n, nil)
 	}
-	w.cols = append(w.cols, &w.net.h)
+	w.keep(&w.net.h)
 	var h []int32
 	var park []event
 	if n > 0 {
 		h = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(w.net.h.mem))), n)
 	}
 	if flow && n > 0 {
-		w.cols = append(w.cols, &w.net.park)
+		w.keep(&w.net.park)
 		park = unsafe.Slice((*event)(unsafe.Pointer(unsafe.SliceData(w.net.park.mem))), n)
 	}
 	return h, park, nil

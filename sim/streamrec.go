@@ -109,7 +109,7 @@ func (w *window) records(p *Program) ([]OpRecord, error) {
 		w.rec = rf
 	}
 	w.recOn = true
-	w.cols = append(w.cols, &w.rec.pagedCol)
+	w.keep(&w.rec.pagedCol)
 	return w.rec.recs, nil
 }
 
