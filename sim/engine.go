@@ -45,6 +45,14 @@ type Options struct {
 	// run with Record, or its Close.
 	Breakdown bool
 	Record    bool
+	// RecordRanks, with Record, lists the ranks whose records are read
+	// after the run (a timeline's); empty means every rank. A streamed
+	// run then writes to its record file only the pages that hold the
+	// records of their ops and of the ops they exchange messages with,
+	// and the other records of Result.Record are unspecified; a run in
+	// memory records every op all the same. A critical path needs every
+	// rank.
+	RecordRanks []int
 	// Progress, when not nil, is set to the number of completed ops
 	// every 65,536 events and at the end, for a progress display.
 	Progress *atomic.Int64

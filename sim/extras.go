@@ -84,7 +84,10 @@ type extras struct {
 	park  []event // per op (sends): parked arrival (Flow)
 	bd    []Breakdown
 	rec   []OpRecord
-	prog  *atomic.Int64
+	// recSel, for a streamed run with Options.RecordRanks, is the record
+	// file whose pages to keep follow the listed ranks' messages.
+	recSel *recFile
+	prog   *atomic.Int64
 }
 
 // initialRecord is an op's record before the run reaches it.
@@ -122,11 +125,14 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 	}
 	switch {
 	case opt.Record && p.win != nil:
-		rec, err := p.win.records(p)
+		rec, err := p.win.records(p, opt.RecordRanks)
 		if err != nil {
 			return nil, err
 		}
 		x.rec = rec
+		if p.win.rec.want != nil {
+			x.recSel = p.win.rec
+		}
 	case opt.Record:
 		// 96 bytes an op, written in op order as the records are set up:
 		// huge pages make that 512 times fewer page faults, which on
@@ -313,6 +319,9 @@ func (e *engine) arrivalHooks(ev event, q int32, t, cpuEnd, nicBusy int64) int64
 
 // matched records that send s matched receive r.
 func (x *extras) matched(s, r int32) {
+	if x.recSel != nil {
+		x.recSel.mark(s, r)
+	}
 	x.rec[s].Match, x.rec[r].Match = r, s
 	x.rec[r].CPUEnd = x.rec[s].RecvCPUEnd
 }

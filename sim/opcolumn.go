@@ -21,6 +21,9 @@ type pagedCol struct {
 	shift          uint     // log2 of the page size
 	file           *os.File // where finished pages go, or nil
 	drop           *dropper // gives finished pages back in batches, or nil: at once
+	// With a file, want holds a bit per page to write to it (nil: all);
+	// the others are given back unwritten (recFile.only).
+	want []uint64
 }
 
 // newPagedCol sets up the page counts of n entries of size bytes in mem,
@@ -63,7 +66,7 @@ func (c *pagedCol) finish(g int32) {
 func (c *pagedCol) release(pg int64) {
 	lo := pg << c.shift
 	hi := min(lo+1<<c.shift, int64(len(c.mem)))
-	if c.file != nil {
+	if c.file != nil && (c.want == nil || c.want[pg>>6]&(1<<(pg&63)) != 0) {
 		if !fileMapped {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -669,6 +670,93 @@ func TestStreamStoresUnitsOnce(t *testing.T) {
 		}
 		if c.store == 0 && st.StoredUnits*4 > st.Units {
 			t.Errorf("%d distinct units of %d: the copies were not found alike", st.StoredUnits, st.Units)
+		}
+	}
+}
+
+// TestStreamRecordRanks: a streamed run asked for the records of some
+// ranks only (Options.RecordRanks) gives, for their ops and for the ops
+// they exchanged messages with, exactly the records of the run in
+// memory, and the rest of the result unchanged: in ns and in ps, run
+// after a run of every rank and before one, so that pages the file kept
+// from another run do not matter; and it writes fewer pages to its file.
+func TestStreamRecordRanks(t *testing.T) {
+	cases := []struct {
+		name  string
+		ranks int
+		size  uint64
+	}{{"allreduce_recdoub", 64, 1 << 16}, {"linear_alltoall", 33, 100}, {"binomialtreebcast", 300, 1 << 20}}
+	frac := DefaultParams()
+	frac.GapPerByte, frac.Overhead = 0.37, 1500.5
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bin := binaryOf(t, patternSchedule(t, c.name, c.ranks, c.size))
+			mem, err := ReadProgram(bytes.NewReader(bin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := streamedWith(t, bin, StreamOptions{Unit: 3})
+			listed := []int{1, c.ranks - 1}
+			pars := []Params{DefaultParams(), frac}
+			for i, par := range pars {
+				want, err := mem.Run(Options{Params: par, Record: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Every page of the file is first written by a run under
+				// the other parameters, whose records differ.
+				other := pars[1-i]
+				for _, o := range []Options{{Params: other, Record: true}, {Params: par, Record: true, RecordRanks: listed}, {Params: par, Record: true}} {
+					got, err := p.Run(o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if o.Params.Overhead == par.Overhead {
+						checkRecords(t, mem, want, got, o.RecordRanks)
+					}
+					if o.RecordRanks != nil && p.win.rec.want == nil {
+						t.Fatal("RecordRanks: every page written")
+					}
+				}
+				if _, err := p.Run(Options{Params: par, Record: true, RecordRanks: listed}); err != nil {
+					t.Fatal(err)
+				}
+				kept := 0
+				for _, w := range p.win.rec.want {
+					kept += bits.OnesCount64(w)
+				}
+				if all := len(p.win.rec.live); kept == 0 || kept >= all {
+					t.Errorf("%d of %d record pages written for ranks %v", kept, all, listed)
+				}
+			}
+		})
+	}
+}
+
+// checkRecords compares a streamed run's result got with want, the run
+// in memory: everything but the record, and the records of the ops of
+// ranks and of the ops they matched (every op when ranks is nil).
+func checkRecords(t *testing.T, p *Program, want, got *Result, ranks []int) {
+	t.Helper()
+	a, b := *want, *got
+	a.Record, b.Record, a.rawRec, b.rawRec = nil, nil, nil, nil
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("ranks %v: got %+v, want %+v", ranks, b, a)
+	}
+	if ranks == nil {
+		if !reflect.DeepEqual(got.Record, want.Record) {
+			t.Fatal("every rank: the records differ")
+		}
+		return
+	}
+	for _, r := range ranks {
+		lo, hi := p.RankOps(r)
+		for g := lo; g < hi; g++ {
+			for _, k := range []int32{g, want.Record[g].Match} {
+				if k >= 0 && got.Record[k] != want.Record[k] {
+					t.Fatalf("ranks %v: op %d's record %+v, want %+v", ranks, k, got.Record[k], want.Record[k])
+				}
+			}
 		}
 	}
 }

@@ -23,6 +23,7 @@ package sim
 import (
 	"fmt"
 	"os"
+	"slices"
 	"unsafe"
 )
 
@@ -34,6 +35,10 @@ type recFile struct {
 	recs []OpRecord // in mem
 	view []OpRecord
 	vmem []byte
+	// sel has a bit per page holding a record of a rank the run's
+	// Options.RecordRanks lists (nil: every rank); pagedCol.want starts
+	// as sel and gains the pages of the ops they exchange messages with.
+	sel []uint64
 	pagedCol
 }
 
@@ -99,8 +104,9 @@ func (rf *recFile) close() error {
 }
 
 // records returns the record file of a run of p with Options.Record,
-// creating it at the first such run, and makes the window keep it.
-func (w *window) records(p *Program) ([]OpRecord, error) {
+// creating it at the first such run, and makes the window keep it: of
+// ranks only (Options.RecordRanks), or of all when ranks is empty.
+func (w *window) records(p *Program, ranks []int) ([]OpRecord, error) {
 	if w.rec == nil {
 		rf, err := newRecFile(w.dir, int32(p.NumOps()))
 		if err != nil {
@@ -108,9 +114,65 @@ func (w *window) records(p *Program) ([]OpRecord, error) {
 		}
 		w.rec = rf
 	}
+	w.rec.only(p, ranks)
 	w.recOn = true
 	w.keep(&w.rec.pagedCol)
 	return w.rec.recs, nil
+}
+
+// only makes the next run write to the file only the pages holding the
+// records of ranks' ops and, as the run matches messages, those of the
+// ops they exchange messages with (mark); every page when ranks is empty.
+func (rf *recFile) only(p *Program, ranks []int) {
+	rf.sel, rf.want = nil, nil
+	if len(ranks) == 0 {
+		return
+	}
+	words := (len(rf.live) + 63) / 64
+	rf.sel = make([]uint64, words)
+	for _, r := range ranks {
+		if r < 0 || r >= p.NumRanks {
+			continue
+		}
+		lo, hi := p.rankStart[r], p.rankStart[r+1]
+		if lo == hi {
+			continue
+		}
+		first, last := rf.pages(lo)
+		_, last = rf.pages(hi - 1)
+		for pg := first; pg <= last; pg++ {
+			rf.sel[pg>>6] |= 1 << (pg & 63)
+		}
+	}
+	rf.want = slices.Clone(rf.sel)
+}
+
+// pages returns the first and last page holding op g's record.
+func (rf *recFile) pages(g int32) (first, last int64) {
+	return int64(g) * recSize >> rf.shift, (int64(g)*recSize + recSize - 1) >> rf.shift
+}
+
+// selected says whether op g's record shares a page with a record of a
+// listed rank (a superset of the listed ranks' ops, which costs at most
+// a few pages more).
+func (rf *recFile) selected(g int32) bool {
+	first, last := rf.pages(g)
+	return rf.sel[first>>6]&(1<<(first&63)) != 0 || rf.sel[last>>6]&(1<<(last&63)) != 0
+}
+
+// mark makes the pages of send s's and receive r's records go to the
+// file when either is of a listed rank, so that a timeline finds both
+// ends of their messages. It is called at their match, before either
+// has finished.
+func (rf *recFile) mark(s, r int32) {
+	if !rf.selected(s) && !rf.selected(r) {
+		return
+	}
+	for _, g := range [2]int32{s, r} {
+		first, last := rf.pages(g)
+		rf.want[first>>6] |= 1 << (first & 63)
+		rf.want[last>>6] |= 1 << (last & 63)
+	}
 }
 
 // finishRecord sets the records of the ops a failed run never loaded to
@@ -141,6 +203,9 @@ func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err 
 	const chunk = 4096
 	for lo := 0; lo < len(rf.view); lo += chunk {
 		hi := min(lo+chunk, len(rf.view))
+		if !rf.wanted(lo, hi) {
+			continue
+		}
 		for g := lo; g < hi; g++ {
 			out.recs[g] = opRecordNs(&rf.view[g], scale)
 		}
@@ -154,6 +219,22 @@ func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err 
 		}
 	}
 	return rf.view, out.view, nil
+}
+
+// wanted says whether any page of the records of ops lo to hi-1 was
+// written to the file.
+func (rf *recFile) wanted(lo, hi int) bool {
+	if rf.want == nil {
+		return true
+	}
+	first, _ := rf.pages(int32(lo))
+	_, last := rf.pages(int32(hi - 1))
+	for pg := first; pg <= last; pg++ {
+		if rf.want[pg>>6]&(1<<(pg&63)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // ReleaseRecordPages gives back the memory that reading the record of a

@@ -245,7 +245,9 @@ func Sim(o SimOptions, w io.Writer) error {
 	if opt.Network, err = o.Network.network(p.NumRanks); err != nil {
 		return err
 	}
-	o.Outputs.options(&opt)
+	if err := o.Outputs.options(&opt, p.NumRanks); err != nil {
+		return err
+	}
 	o.Model.options(&opt)
 	if o.Model.all {
 		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)

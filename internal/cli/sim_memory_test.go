@@ -202,7 +202,9 @@ func TestSimStreamProgress(t *testing.T) {
 // TestSimStreamOutputs: every model, the critical path, the breakdown and
 // the timelines of a streamed run are those of the run in memory: the
 // same JSON (but for the "stream" object) and the same files, byte for
-// byte, with parameters in whole ns and in fractions of a ns. The text
+// byte, with parameters in whole ns and in fractions of a ns, and with
+// timelines alone, for which a streamed run keeps only the records of
+// the ranks shown and of their messages' other ends. The text
 // output says which ranks each timeline shows.
 func TestSimStreamOutputs(t *testing.T) {
 	dir := t.TempDir()
@@ -224,6 +226,10 @@ func TestSimStreamOutputs(t *testing.T) {
 		{"--json", "--critical-path", "--breakdown", "--noise-period", "1000", "--noise-period-length", "50", "--timeline", "T.json", "--paraver", "P"},
 		{"--json", "--critical-path", "-L", "1234.5", "-G", "0.0125", "--timeline", "T.json", "--paraver", "P", "--timeline-ranks", "70-79,3"},
 		{"--json", "--model", "loggps", "--critical-path", "--paraver", "P"},
+		// Timelines alone: a streamed run writes only the shown ranks'
+		// records (and their partners') to its record file.
+		{"--json", "-o", "1500.5", "-G", "0.0125", "--timeline", "T.json", "--paraver", "P", "--timeline-ranks", "70-79,3"},
+		{"--json", "--timeline", "T.json"},
 		{"--json", "--model", "logfp", "--breakdown"},
 		{"--json", "--model", "all"},
 	} {

@@ -43,12 +43,32 @@ func (s *simOutputs) flags(fs *flag.FlagSet) {
 // a tenth to a third, so a plain --json run, the one issue 4's table
 // measures, goes without), the per-op record (96 bytes per op, in a file
 // next to the spill file for a streamed run) only for a critical path or
-// a timeline.
-func (s *simOutputs) options(opt *sim.Options) {
+// a timeline, and for timelines alone only the records of the ranks they
+// show (a streamed run of 100,000 ranks would otherwise write every
+// op's record to its file: 48 GB for the LAMMPS trace x25600).
+func (s *simOutputs) options(opt *sim.Options, numRanks int) error {
 	opt.Breakdown = s.breakdown
-	if s.critical || s.chrome != "" || s.paraver != "" {
-		opt.Record = true
+	if !s.critical && s.chrome == "" && s.paraver == "" {
+		return nil
 	}
+	opt.Record = true
+	if s.critical {
+		return nil
+	}
+	switch {
+	case s.ranks != "":
+		ranks, err := timeline.ParseRanks(s.ranks)
+		if err != nil {
+			return fmt.Errorf("--timeline-ranks: %w", err)
+		}
+		opt.RecordRanks = ranks
+	case s.paraver == "":
+		opt.RecordRanks = make([]int, min(numRanks, timeline.DefaultRanks))
+		for r := range opt.RecordRanks {
+			opt.RecordRanks[r] = r
+		}
+	}
+	return nil
 }
 
 // breakdownReport is the "breakdown" part of the JSON result: totals over
