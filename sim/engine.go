@@ -319,7 +319,7 @@ func (e *engine) result(opt *Options) (*Result, error) {
 	}
 	res.Record = x.rec
 	switch {
-	case x.rec != nil && e.win != nil:
+	case x.recOn && e.win != nil:
 		raw, rec, err := e.win.finishRecord(p, e.scale)
 		if err != nil {
 			return nil, err
@@ -328,7 +328,7 @@ func (e *engine) result(opt *Options) (*Result, error) {
 		if e.scale != 1 {
 			res.rawRec = raw
 		}
-	case e.scale != 1 && x.rec != nil:
+	case e.scale != 1 && x.recOn:
 		res.rawRec = x.rec
 		res.Record = recordNs(x.rec, e.scale)
 	}
@@ -596,8 +596,8 @@ func (e *engine) insert(r, g int32) {
 		t = max(t, *e.clock(r, e.nc+n))
 	}
 	o.pend = stQueued
-	if e.x != nil && e.x.rec != nil {
-		e.x.rec[g].Ready = o.tm
+	if e.x != nil && e.x.recOn {
+		e.x.record(g).Ready = o.tm
 	}
 	if e.win != nil {
 		e.ahead(r, g)
@@ -652,8 +652,8 @@ func (e *engine) completed(r, g int32, t int64) {
 	if e.lists && len(e.radix.b0)-e.radix.head <= prefetchAhead {
 		e.prefetchRank(g)
 	}
-	if e.x != nil && e.x.rec != nil {
-		e.x.rec[g].End = t
+	if e.x != nil && e.x.recOn {
+		e.x.record(g).End = t
 	}
 	if ed := o.edge; ed&edgeList == 0 {
 		if ed&edgePair == 0 {
@@ -884,8 +884,9 @@ func (e *engine) calc(ev event) {
 			b.Calc += d
 			b.Noise += n
 		}
-		if x.rec != nil {
-			x.rec[ev.op].Start, x.rec[ev.op].CPUEnd, x.rec[ev.op].Noise = ev.time, end, n
+		if x.recOn {
+			r := x.record(ev.op)
+			r.Start, r.CPUEnd, r.Noise = ev.time, end, n
 		}
 	}
 	if end > MaxTime {
@@ -946,11 +947,11 @@ func (e *engine) recv(ev event) {
 	o.pend = stStarted
 	e.started(ev.rank, ev.op, t)
 	rk := &e.ranks[ev.rank]
-	if e.x != nil && e.x.rec != nil {
-		e.x.rec[ev.op].Start = t
+	if e.x != nil && e.x.recOn {
+		e.x.record(ev.op).Start = t
 	}
 	if m, ok := e.unexpected.take(&rk.unexp, ev.rank, o.peer, o.tag); ok {
-		if e.x != nil && e.x.rec != nil {
+		if e.x != nil && e.x.recOn {
 			e.x.matched(m.op, ev.op)
 		}
 		if int64(e.op(m.op).bytes()) > e.eager {
@@ -998,7 +999,7 @@ func (e *engine) arrival(ev event) {
 	rk := &e.ranks[q]
 	if rk.icur < rk.iend {
 		if m, ok := e.takeImplicit(q, rk, ev.rank, o.tag); ok {
-			if e.x != nil && e.x.rec != nil {
+			if e.x != nil && e.x.recOn {
 				e.x.matched(ev.op, m)
 			}
 			if int64(size) > e.eager {
@@ -1012,7 +1013,7 @@ func (e *engine) arrival(ev event) {
 		}
 	}
 	if m, ok := e.posted.take(&rk.posted, q, ev.rank, o.tag); ok {
-		if e.x != nil && e.x.rec != nil {
+		if e.x != nil && e.x.recOn {
 			e.x.matched(ev.op, m.op)
 		}
 		if int64(size) > e.eager {

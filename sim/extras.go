@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/topology"
@@ -83,7 +84,14 @@ type extras struct {
 	netH  []int32 // per op (sends): network handle + 1, 0 for topology.NoFlow
 	park  []event // per op (sends): parked arrival (Flow)
 	bd    []Breakdown
-	rec   []OpRecord
+	rec   []OpRecord // the per-op record of a run in memory
+	// recOn says that the run records; op g's record is then in block
+	// recSlot[g>>recPageShift] of recPageOps records from recBase
+	// (record): the window's pool of a streamed run (streamrec.go), or
+	// rec in op order.
+	recOn   bool
+	recBase unsafe.Pointer
+	recSlot []uint32
 	// recSel, for a streamed run with Options.RecordRanks, is the record
 	// file whose pages to keep follow the listed ranks' messages.
 	recSel *recFile
@@ -125,11 +133,11 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 	}
 	switch {
 	case opt.Record && p.win != nil:
-		rec, err := p.win.records(p, opt.RecordRanks)
+		base, err := p.win.records(p, opt.RecordRanks)
 		if err != nil {
 			return nil, err
 		}
-		x.rec = rec
+		x.recOn, x.recBase, x.recSlot = true, base, p.win.pool.slot
 		if p.win.rec.want != nil {
 			x.recSel = p.win.rec
 		}
@@ -141,6 +149,14 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 		hugePages(x.rec)
 		for i := range x.rec {
 			x.rec[i] = initialRecord
+		}
+		// Pages of recPageOps records in op order: page k in block k.
+		x.recOn, x.recSlot = true, make([]uint32, (len(x.rec)+recPageOps-1)/recPageOps)
+		if len(x.rec) > 0 {
+			x.recBase = unsafe.Pointer(&x.rec[0])
+		}
+		for k := range x.recSlot {
+			x.recSlot[k] = uint32(k)
 		}
 	}
 	return x, nil
@@ -273,8 +289,8 @@ func (e *engine) sendHooks(ev event, t int64, size uint64, cpuEnd, nicBusy int64
 	if x.net != nil {
 		x.netH[ev.op] = x.net.Start(x.nsOf(t), ev.rank, e.op(ev.op).peer, int64(size), ev.op) + 1
 	}
-	if x.rec != nil {
-		r := &x.rec[ev.op]
+	if x.recOn {
+		r := x.record(ev.op)
 		r.Start, r.CPUEnd, r.Noise, r.NICEnd = t, cpuEnd, n, t+nicBusy
 	}
 	return cpuEnd
@@ -291,8 +307,8 @@ func (e *engine) deliver(ev event) int64 {
 			return at
 		}
 	}
-	if x.rec != nil && at == ev.time && x.rec[ev.op].Delivered < 0 {
-		x.rec[ev.op].Delivered = at
+	if x.recOn && at == ev.time && x.record(ev.op).Delivered < 0 {
+		x.record(ev.op).Delivered = at
 	}
 	return at
 }
@@ -310,11 +326,16 @@ func (e *engine) arrivalHooks(ev event, q int32, t, cpuEnd, nicBusy int64) int64
 		b.NICBusy += nicBusy
 	}
 	cpuEnd += n
-	if x.rec != nil {
-		r := &x.rec[ev.op]
+	if x.recOn {
+		r := x.record(ev.op)
 		r.Arrive, r.RecvCPUEnd, r.RecvNoise, r.RecvNICEnd = t, cpuEnd, n, t+nicBusy
 	}
 	return cpuEnd
+}
+
+// record returns op g's record, which is loaded.
+func (x *extras) record(g int32) *OpRecord {
+	return (*OpRecord)(unsafe.Add(x.recBase, uintptr(x.recSlot[g>>recPageShift])*uintptr(recBlockBytes)+uintptr(g&(recPageOps-1))*uintptr(recSize)))
 }
 
 // matched records that send s matched receive r.
@@ -322,6 +343,6 @@ func (x *extras) matched(s, r int32) {
 	if x.recSel != nil {
 		x.recSel.mark(s, r)
 	}
-	x.rec[s].Match, x.rec[r].Match = r, s
-	x.rec[r].CPUEnd = x.rec[s].RecvCPUEnd
+	x.record(s).Match, x.record(r).Match = r, s
+	x.record(r).CPUEnd = x.record(s).RecvCPUEnd
 }

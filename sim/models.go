@@ -794,8 +794,8 @@ func (e *engine) sendModel(ev event) {
 		if max(*cpu, *nic, t+co.o+co.L) > MaxTime {
 			e.tooLate(ev.rank, ev.op, fmt.Sprintf("request to send at %d ns", toNs(t, e.scale)))
 		}
-		if x := e.x; x != nil && x.rec != nil {
-			x.rec[ev.op].Start = t
+		if x := e.x; x != nil && x.recOn {
+			x.record(ev.op).Start = t
 		}
 		setGPS(o, phRTS, 0)
 		e.push(event{time: t + co.o + co.L, key: e.seq<<32 | keyArrival | uint64(uint32(o.peer)), op: ev.op, rank: ev.rank})
@@ -846,15 +846,15 @@ func (e *engine) recvModel(ev event) {
 	o.pend = stStarted
 	e.started(ev.rank, ev.op, t)
 	rk := &e.ranks[ev.rank]
-	if e.x != nil && e.x.rec != nil {
-		e.x.rec[ev.op].Start = t
+	if e.x != nil && e.x.recOn {
+		e.x.record(ev.op).Start = t
 	}
 	s, ok := e.unexpected.take(&rk.unexp, ev.rank, o.peer, o.tag)
 	if !ok {
 		e.posted.push(&rk.posted, ev.rank, o.peer, o.tag, ev.op)
 		return
 	}
-	if e.x != nil && e.x.rec != nil {
+	if e.x != nil && e.x.recOn {
 		e.x.matched(s.op, ev.op)
 	}
 	if so := e.op(s.op); gpsPhase(so) == phRTS {
@@ -940,7 +940,7 @@ func (e *engine) arrivalModel(ev event) {
 			e.unexpected.push(&e.ranks[q].unexp, q, ev.rank, o.tag, ev.op)
 			return
 		}
-		if e.x != nil && e.x.rec != nil {
+		if e.x != nil && e.x.recOn {
 			e.x.matched(ev.op, r)
 		}
 		setGPS(o, phRTS, r)
@@ -972,7 +972,7 @@ func (e *engine) arrivalModel(ev event) {
 		e.unexpected.push(&e.ranks[q].unexp, q, ev.rank, o.tag, ev.op)
 		return
 	}
-	if e.x != nil && e.x.rec != nil {
+	if e.x != nil && e.x.recOn {
 		e.x.matched(ev.op, r)
 	}
 	if int64(size) > e.eager {

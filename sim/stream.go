@@ -620,7 +620,7 @@ func (w *window) load(p *Program, r, upto int32) {
 			w.spread(lo, hi)
 		}
 		if w.recOn {
-			w.rec.load(lo, hi)
+			w.rec.load(w.pool.slot, lo, hi)
 		}
 		w.hi[r] = hi
 		w.stats.Loads++
@@ -765,6 +765,9 @@ func (w *window) finish(p *Program, g int32) {
 	}
 	pg := g >> recPageShift
 	if w.live[pg]--; w.live[pg] == 0 {
+		if w.recOn {
+			w.rec.write(pg, w.pool.slot[pg])
+		}
 		w.pool.give(pg)
 		w.stats.Drops++
 		w.stats.ResidentOps -= int64(w.liveInit[pg])

@@ -2,18 +2,28 @@ package sim
 
 // The per-op record of a streamed run (Options.Record).
 //
-// A streamed run writes each op's OpRecord into memory mapped as the op
-// records are (a pagedCol): a record is written only while its op is
-// loaded (the invariants at the top of stream.go), set to its initial
-// values when its op is loaded, and once every op whose record touches a
-// page has finished, the page is written to a record file (in the spill
-// file's directory, unlinked at once) at its offset and given back.
-// Memory thus follows the active window, as the op records do, and the
-// file holds the whole record when the run ends. Result.Record is then a
-// read-only shared mapping of the file: reading it brings clean pages
-// back, which Program.ReleaseRecordPages gives back again (and the
-// kernel may reclaim at will). When the run counts ps, the record in ns
-// is a second file of the same layout, converted a run of pages at a time.
+// A streamed run writes each op's OpRecord beside its op record, in a
+// pool of blocks that parallels the window's pool of op records
+// (recpool.go): the records of page k of ops (recPageOps ops) are in
+// block slot[k] of the record pool, the block number the op records of
+// page k have. A record is written only while its op is loaded (the
+// invariants at the top of stream.go) and is set to its initial values
+// when its op is loaded; when the last op of a page has finished, just
+// before the page's block goes back to the pool, the page's records are
+// written to a record file (in the spill file's directory, unlinked at
+// once) at their offset, and the block is reused for the records of the
+// next page loaded. Memory thus follows the active window, as the op
+// records do, and no page is given back to the system or faulted in again
+// during a run. The file holds the whole record when the run ends.
+// Result.Record is then a read-only shared mapping of the file: reading
+// it brings clean pages back, which Program.ReleaseRecordPages gives back
+// again (and the kernel may reclaim at will). When the run counts ps, the
+// record in ns is a second file of the same layout, converted a run of
+// pages at a time.
+//
+// With Options.RecordRanks, only the pages holding records of the listed
+// ranks' ops, or of the ops they exchange messages with (mark), are
+// written; the others stay as the file had them.
 //
 // The records are written with pwrite rather than through a writable
 // file mapping: dirty mapped pages are what made the kernel's reclaim
@@ -27,30 +37,36 @@ import (
 	"unsafe"
 )
 
-// recFile is a file of n OpRecords: mem is where a run writes them, view
-// the file mapped read-only, where they are read after the run.
+// recFile is a file of n OpRecords, view the file mapped read-only,
+// where they are read after the run, and mem, for the file a run writes,
+// the pool of blocks the run writes them in.
 type recFile struct {
 	f    *os.File
-	name string     // removed by close when it could not be unlinked at once
-	recs []OpRecord // in mem
+	name string // removed by close when it could not be unlinked at once
+	n    int32
 	view []OpRecord
 	vmem []byte
-	// sel has a bit per page holding a record of a rank the run's
-	// Options.RecordRanks lists (nil: every rank); pagedCol.want starts
-	// as sel and gains the pages of the ops they exchange messages with.
-	sel []uint64
-	pagedCol
+	mem  []byte // blocks of recPageOps records, block b at b·recBlockBytes
+	// sel has a bit per page of ops holding an op of a rank the run's
+	// Options.RecordRanks lists (nil: every rank); want, the pages to
+	// write, starts as sel and gains the pages of the ops they exchange
+	// messages with.
+	sel, want []uint64
 }
 
-const recSize = int64(unsafe.Sizeof(OpRecord{}))
+const (
+	recSize       = int64(unsafe.Sizeof(OpRecord{}))
+	recBlockBytes = recPageOps * recSize // 12 KiB: whole pages of the file
+)
 
-// newRecFile creates a record file of n ops in dir.
-func newRecFile(dir string, n int32) (*recFile, error) {
+// newRecFile creates a record file of n ops in dir; with pool, also the
+// pool of blocks a run writes them in.
+func newRecFile(dir string, n int32, pool bool) (*recFile, error) {
 	f, err := os.CreateTemp(dir, "gopsim-record-*")
 	if err != nil {
 		return nil, fmt.Errorf("sim: record file: %w", err)
 	}
-	rf := &recFile{f: f}
+	rf := &recFile{f: f, n: n}
 	if os.Remove(f.Name()) != nil {
 		rf.name = f.Name()
 	}
@@ -59,41 +75,81 @@ func newRecFile(dir string, n int32) (*recFile, error) {
 		rf.close()
 		return nil, fmt.Errorf("sim: record file of %d bytes: %w", size, err)
 	}
-	mem, err := mapMem(int(size))
-	if err != nil {
-		rf.close()
-		return nil, err
-	}
-	rf.pagedCol = newPagedCol(mem, recSize, n, f)
-	rf.vmem = mem
-	if fileMapped {
-		if rf.vmem, err = mapFile(f, int(size)); err != nil {
+	if pool {
+		if rf.mem, err = mapMem(int(int64(rf.pages()+1) * recBlockBytes)); err != nil {
 			rf.close()
 			return nil, err
 		}
+		hugePages(rf.mem) // blocks are never given back to the system
 	}
-	rf.recs, rf.view = []OpRecord{}, []OpRecord{} // a record, of no op
+	if rf.vmem, err = mapFile(f, int(size)); err != nil {
+		rf.close()
+		return nil, err
+	}
+	rf.view = []OpRecord{} // a record, of no op
 	if n > 0 {
-		rf.recs = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(mem))), n)
 		rf.view = unsafe.Slice((*OpRecord)(unsafe.Pointer(unsafe.SliceData(rf.vmem))), n)
 	}
 	return rf, nil
 }
 
-// load sets the records of ops lo to hi-1, just loaded, to their initial
-// values (newExtras).
-func (rf *recFile) load(lo, hi int32) {
+// pages is the number of pages of ops.
+func (rf *recFile) pages() int { return (int(rf.n) + recPageOps - 1) / recPageOps }
+
+// base is the address of block 0 of the pool.
+func (rf *recFile) base() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(rf.mem)) }
+
+// block returns the records of block b of the pool.
+func (rf *recFile) block(b uint32) []OpRecord {
+	return unsafe.Slice((*OpRecord)(unsafe.Add(rf.base(), uintptr(b)*uintptr(recBlockBytes))), recPageOps)
+}
+
+// load sets the records of ops lo to hi-1, just loaded into the pages
+// whose blocks slot gives, to their initial values (newExtras).
+func (rf *recFile) load(slot []uint32, lo, hi int32) {
 	for g := lo; g < hi; g++ {
-		rf.recs[g] = initialRecord
+		rf.block(slot[g>>recPageShift])[g&(recPageOps-1)] = initialRecord
 	}
+}
+
+// write writes the records of page pg, in block b, to the file if the
+// run wants them. A failed write stops the run (window.load's
+// spillError).
+func (rf *recFile) write(pg int32, b uint32) {
+	if err := rf.writeBlock(pg, rf.block(b)); err != nil {
+		panic(spillError{err})
+	}
+}
+
+// writeBlock writes recs, the records of page pg, to the file if the run
+// wants them.
+func (rf *recFile) writeBlock(pg int32, recs []OpRecord) error {
+	if rf.want != nil && rf.want[pg>>6]&(1<<(pg&63)) == 0 {
+		return nil
+	}
+	lo := int64(pg) * recPageOps
+	return rf.writeRecs(lo, recs[:min(int64(rf.n)-lo, recPageOps)])
+}
+
+// writeRecs writes recs, the records of ops from lo on, to the file.
+// Without a file mapping (recfile_other.go) the view is ordinary memory,
+// where they are copied.
+func (rf *recFile) writeRecs(lo int64, recs []OpRecord) error {
+	if !fileMapped {
+		copy(rf.view[lo:], recs)
+		return nil
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(recs))), int64(len(recs))*recSize)
+	if _, err := rf.f.WriteAt(b, lo*recSize); err != nil {
+		return fmt.Errorf("sim: writing the record file: %w", err)
+	}
+	return nil
 }
 
 func (rf *recFile) close() error {
 	unmapMem(rf.mem)
-	if fileMapped {
-		unmapFile(rf.vmem)
-	}
-	rf.mem, rf.vmem, rf.recs, rf.view = nil, nil, nil, nil
+	unmapFile(rf.vmem)
+	rf.mem, rf.vmem, rf.view = nil, nil, nil
 	err := rf.f.Close()
 	if rf.name != "" {
 		if rerr := os.Remove(rf.name); err == nil {
@@ -103,12 +159,13 @@ func (rf *recFile) close() error {
 	return err
 }
 
-// records returns the record file of a run of p with Options.Record,
-// creating it at the first such run, and makes the window keep it: of
-// ranks only (Options.RecordRanks), or of all when ranks is empty.
-func (w *window) records(p *Program, ranks []int) ([]OpRecord, error) {
+// records makes the window keep the record file of a run of p with
+// Options.Record, creating it at the first such run, of ranks only
+// (Options.RecordRanks), or of all when ranks is empty. It returns the
+// address of block 0 of the record pool (extras.record).
+func (w *window) records(p *Program, ranks []int) (unsafe.Pointer, error) {
 	if w.rec == nil {
-		rf, err := newRecFile(w.dir, int32(p.NumOps()))
+		rf, err := newRecFile(w.dir, int32(p.NumOps()), true)
 		if err != nil {
 			return nil, err
 		}
@@ -116,8 +173,7 @@ func (w *window) records(p *Program, ranks []int) ([]OpRecord, error) {
 	}
 	w.rec.only(p, ranks)
 	w.recOn = true
-	w.keep(&w.rec.pagedCol)
-	return w.rec.recs, nil
+	return w.rec.base(), nil
 }
 
 // only makes the next run write to the file only the pages holding the
@@ -128,113 +184,117 @@ func (rf *recFile) only(p *Program, ranks []int) {
 	if len(ranks) == 0 {
 		return
 	}
-	words := (len(rf.live) + 63) / 64
-	rf.sel = make([]uint64, words)
+	rf.sel = make([]uint64, (rf.pages()+63)/64)
 	for _, r := range ranks {
 		if r < 0 || r >= p.NumRanks {
 			continue
 		}
 		lo, hi := p.rankStart[r], p.rankStart[r+1]
-		if lo == hi {
-			continue
-		}
-		first, last := rf.pages(lo)
-		_, last = rf.pages(hi - 1)
-		for pg := first; pg <= last; pg++ {
+		for pg := lo >> recPageShift; lo < hi && pg <= (hi-1)>>recPageShift; pg++ {
 			rf.sel[pg>>6] |= 1 << (pg & 63)
 		}
 	}
 	rf.want = slices.Clone(rf.sel)
 }
 
-// pages returns the first and last page holding op g's record.
-func (rf *recFile) pages(g int32) (first, last int64) {
-	return int64(g) * recSize >> rf.shift, (int64(g)*recSize + recSize - 1) >> rf.shift
-}
-
-// selected says whether op g's record shares a page with a record of a
-// listed rank (a superset of the listed ranks' ops, which costs at most
-// a few pages more).
-func (rf *recFile) selected(g int32) bool {
-	first, last := rf.pages(g)
-	return rf.sel[first>>6]&(1<<(first&63)) != 0 || rf.sel[last>>6]&(1<<(last&63)) != 0
-}
-
 // mark makes the pages of send s's and receive r's records go to the
-// file when either is of a listed rank, so that a timeline finds both
-// ends of their messages. It is called at their match, before either
-// has finished.
+// file when either shares a page with an op of a listed rank (a superset
+// of the listed ranks' ops, which costs at most a few pages more), so
+// that a timeline finds both ends of their messages. It is called at
+// their match, before either has finished.
 func (rf *recFile) mark(s, r int32) {
-	if !rf.selected(s) && !rf.selected(r) {
+	ps, pr := s>>recPageShift, r>>recPageShift
+	if rf.sel[ps>>6]&(1<<(ps&63)) == 0 && rf.sel[pr>>6]&(1<<(pr&63)) == 0 {
 		return
 	}
-	for _, g := range [2]int32{s, r} {
-		first, last := rf.pages(g)
-		rf.want[first>>6] |= 1 << (first & 63)
-		rf.want[last>>6] |= 1 << (last & 63)
-	}
+	rf.want[ps>>6] |= 1 << (ps & 63)
+	rf.want[pr>>6] |= 1 << (pr & 63)
 }
 
-// finishRecord sets the records of the ops a failed run never loaded to
-// their initial values, as a run in memory leaves them, writes what is
-// still in memory to the record file, and returns the record read from
-// its file, raw, and in ns: the same when the run counted ns (scale 1),
-// else a second file converted from it a run of pages at a time.
+// finishRecord writes the pages the run did not finish (a failed run's),
+// the records of the ops it never loaded set to their initial values, as
+// a run in memory leaves them, and returns the record read from its
+// file, raw, and in ns: the same when the run counted ns (scale 1), else
+// a second file converted from it a run of pages at a time.
 func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err error) {
 	rf := w.rec
-	for r := range w.hi {
-		rf.load(w.hi[r], p.rankStart[r+1])
-	}
-	if err := rf.flush(); err != nil {
+	if err := w.writeUnfinished(p); err != nil {
 		return nil, nil, err
 	}
 	if scale == 1 {
 		return rf.view, rf.view, nil
 	}
 	if w.recNs == nil {
-		x, err := newRecFile(w.dir, int32(len(rf.recs)))
+		x, err := newRecFile(w.dir, rf.n, false)
 		if err != nil {
 			return nil, nil, err
 		}
 		w.recNs = x
 	}
 	out := w.recNs
-	// 4,096 records are a whole number of pages.
-	const chunk = 4096
+	// 32 pages of ops are 96 pages of the file.
+	const chunk = 32 * recPageOps
+	buf := make([]OpRecord, chunk)
 	for lo := 0; lo < len(rf.view); lo += chunk {
 		hi := min(lo+chunk, len(rf.view))
-		if !rf.wanted(lo, hi) {
-			continue
-		}
-		for g := lo; g < hi; g++ {
-			out.recs[g] = opRecordNs(&rf.view[g], scale)
-		}
-		a, b := int64(lo)*recSize, int64(hi)*recSize
-		if fileMapped {
-			dropFile(rf.vmem[a:b])
-			if _, err := out.f.WriteAt(out.mem[a:b], a); err != nil {
-				return nil, nil, fmt.Errorf("sim: writing the record file: %w", err)
+		pg0 := int32(lo / recPageOps)
+		if rf.want == nil {
+			for g := lo; g < hi; g++ {
+				buf[g-lo] = opRecordNs(&rf.view[g], scale)
 			}
-			dropMem(out.mem[a:b])
+			if err := out.writeRecs(int64(lo), buf[:hi-lo]); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			for pg := pg0; int(pg)*recPageOps < hi; pg++ {
+				if rf.want[pg>>6]&(1<<(pg&63)) == 0 {
+					continue
+				}
+				a, b := int(pg)*recPageOps, min(int(pg+1)*recPageOps, hi)
+				for g := a; g < b; g++ {
+					buf[g-lo] = opRecordNs(&rf.view[g], scale)
+				}
+				if err := out.writeRecs(int64(a), buf[a-lo:b-lo]); err != nil {
+					return nil, nil, err
+				}
+			}
 		}
+		dropFile(rf.vmem[int64(lo)*recSize : int64(hi)*recSize])
 	}
 	return rf.view, out.view, nil
 }
 
-// wanted says whether any page of the records of ops lo to hi-1 was
-// written to the file.
-func (rf *recFile) wanted(lo, hi int) bool {
-	if rf.want == nil {
-		return true
-	}
-	first, _ := rf.pages(int32(lo))
-	_, last := rf.pages(int32(hi - 1))
-	for pg := first; pg <= last; pg++ {
-		if rf.want[pg>>6]&(1<<(pg&63)) != 0 {
-			return true
+// writeUnfinished writes to the record file the pages of ops whose
+// blocks are still in the pool (a failed run's), the records of the ops
+// the run never loaded set to their initial values first, and the pages
+// the run never loaded, all initial.
+func (w *window) writeUnfinished(p *Program) (err error) {
+	rf, slot := w.rec, w.pool.slot
+	for r := range w.hi {
+		lo, hi := w.hi[r], p.rankStart[r+1]
+		for g := lo; g < hi; g++ {
+			if b := slot[g>>recPageShift]; b != 0 {
+				rf.block(b)[g&(recPageOps-1)] = initialRecord
+			}
 		}
 	}
-	return false
+	initial := make([]OpRecord, recPageOps)
+	for i := range initial {
+		initial[i] = initialRecord
+	}
+	for pg := range slot {
+		if w.live[pg] == 0 {
+			continue // written when its last op finished
+		}
+		recs := initial
+		if b := slot[pg]; b != 0 {
+			recs = rf.block(b)
+		}
+		if err := rf.writeBlock(int32(pg), recs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ReleaseRecordPages gives back the memory that reading the record of a
@@ -247,7 +307,7 @@ func (p *Program) ReleaseRecordPages() {
 		return
 	}
 	for _, rf := range []*recFile{p.win.rec, p.win.recNs} {
-		if rf != nil && fileMapped {
+		if rf != nil {
 			dropFile(rf.vmem)
 		}
 	}
