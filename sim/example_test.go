@@ -248,3 +248,16 @@ func ExampleParseBytes() {
 	// 1500 <nil>
 	// 0 sim: bad quantity "1.5": 1.5 bytes is not a whole number of bytes
 }
+
+// The memory the per-op record of a critical path or a timeline takes in
+// a run in memory of a million ops: parameters in whole ns, and with a
+// fraction of a ns, which the run counts in ps and converts.
+func ExampleRecordBytes() {
+	p := sim.DefaultParams()
+	fmt.Println(sim.RecordBytes(p, 1_000_000))
+	p.GapPerByte = 0.08
+	fmt.Println(sim.RecordBytes(p, 1_000_000))
+	// Output:
+	// 96000000
+	// 192000000
+}

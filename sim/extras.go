@@ -98,6 +98,18 @@ type extras struct {
 	prog   *atomic.Int64
 }
 
+// RecordBytes is the memory the per-op record (Options.Record) of a run
+// in memory of ops ops under params takes: 96 bytes an op, twice that
+// when the parameters have fractions of a ns (the run counts ps and
+// Result.Record is a copy in ns). A streamed run keeps it in a file.
+func RecordBytes(params Params, ops int64) int64 {
+	n := ops * recSize
+	if scaleOf(&params) != 1 {
+		n *= 2
+	}
+	return n
+}
+
 // initialRecord is an op's record before the run reaches it.
 var initialRecord = OpRecord{End: -1, Delivered: -1, Arrive: -1, RecvCPUEnd: -1, NICEnd: -1, RecvNICEnd: -1, Match: -1}
 

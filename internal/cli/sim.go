@@ -227,6 +227,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	}
 	popt := o.Progress
 	popt.Quiet = popt.Quiet || o.Quiet || o.Log == nil
+	o.Memory.recordPerOp = o.Outputs.recordPerOp(o.Params)
 	p, format, err := loadProgram(o.Input, o.Params, &o.Memory, o.Log, popt)
 	if err != nil {
 		return err

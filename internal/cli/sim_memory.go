@@ -25,11 +25,15 @@ type simMemory struct {
 	mode     string // auto, on, off
 	spillDir string
 	unit     int
+	// recordPerOp is what the per-op record of a run in memory adds per
+	// op (sim.RecordBytes; 0 without --critical-path, --timeline or
+	// --paraver): --stream auto counts it.
+	recordPerOp int64
 }
 
 func (m *simMemory) flags(fs *flag.FlagSet) {
 	m.mode = "auto"
-	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, a text one by 1.8 times its file's; and a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more (192 in ps) for the per-op record of --critical-path, --timeline or --paraver, a text one by 1.8 times its file's; and a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
 		switch v {
 		case "auto", "on", "off":
 			m.mode = v
@@ -43,7 +47,7 @@ func (m *simMemory) flags(fs *flag.FlagSet) {
 		}
 		return fmt.Errorf("%q: expected auto, on or off", v)
 	})
-	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs up to about 5 bytes per op (none for units kept in memory: see docs/performance.md); with --critical-path, --timeline or --paraver, the record of the run goes there too (96 bytes per op, twice that with parameters in fractions of a ns), and --paraver sorts its trace there (about 35 bytes per line)")
+	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs up to about 5 bytes per op (none for units kept in memory: see docs/performance.md); with --critical-path, --timeline or --paraver, the record of the run goes there too (96 bytes per op, twice that with parameters in fractions of a ns; for timelines without --critical-path, only the pages of the ranks shown and of their messages' other ends), and --paraver sorts its trace there (about 35 bytes per line)")
 	fs.IntVar(&m.unit, "stream-unit", 0, "ops a streamed run loads at a time (default 128)")
 }
 
@@ -107,11 +111,17 @@ type streamReason struct{ why string }
 func (e *streamReason) Error() string { return e.why }
 
 // autoStream returns the check of sim.ReadProgramIf for --stream auto: a
-// *streamReason when streamWhy says to stream the program.
-func autoStream() func(sim.ProgramSize) error {
+// *streamReason when streamWhy says to stream the program, held with a
+// per-op record of recordPerOp bytes an op.
+func autoStream(recordPerOp int64) func(sim.ProgramSize) error {
 	return func(s sim.ProgramSize) error {
 		what := fmt.Sprintf("%d ranks, %d ops and %d edges need", s.Ranks, s.Ops, s.Edges)
-		if why := streamWhy(s, s.Bytes, what, s.Bytes, what); why != "" {
+		need, needWhat := s.Bytes, what
+		if recordPerOp > 0 {
+			need += recordPerOp * int64(s.Ops)
+			needWhat = fmt.Sprintf("%d ranks, %d ops and %d edges, with the per-op record a critical path or a timeline reads (%d bytes an op), need", s.Ranks, s.Ops, s.Edges, recordPerOp)
+		}
+		if why := streamWhy(s, need, needWhat, s.Bytes, what); why != "" {
 			return &streamReason{why}
 		}
 		return nil
@@ -156,7 +166,7 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 	case "off":
 		return sim.ReadProgram(r)
 	}
-	p, err := sim.ReadProgramIf(r, autoStream())
+	p, err := sim.ReadProgramIf(r, autoStream(m.recordPerOp))
 	var why *streamReason
 	if !errors.As(err, &why) {
 		return p, err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopsim/gopsim/progress"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // TestSimStream: a streamed run (--stream on, or auto under a memory
@@ -79,6 +81,30 @@ func TestSimStream(t *testing.T) {
 	if _, out, errOut := run("sim", "--json", "--spill-dir", dir, f); strings.Contains(errOut, "streaming") || strings.Contains(out, `"stream"`) {
 		t.Errorf("auto within autoStreamBytes and memory: streamed: %q", errOut)
 	}
+
+	// auto counts the per-op record of a critical path or a timeline: a
+	// program that fits within 60 % of GOMEMLIMIT alone streams with it
+	var size sim.ProgramSize
+	if data, err := os.ReadFile(coll); err != nil {
+		t.Fatal(err)
+	} else if _, err := sim.ReadProgramIf(bytes.NewReader(data), func(s sim.ProgramSize) error { size = s; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	limit := (size.Bytes + sim.RecordBytes(sim.DefaultParams(), int64(size.Ops))/2) * 10 / 6
+	func() {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+		if code, out, errOut := run("sim", "--json", "--spill-dir", dir, coll); code != ExitOK || strings.Contains(errOut, "streaming") || strings.Contains(out, `"stream"`) {
+			t.Errorf("auto, the program alone within the limit: exit %d: %q", code, errOut)
+		}
+		code, out, errOut := run("sim", "--json", "--critical-path", "--spill-dir", dir, coll)
+		if code != ExitOK || !strings.Contains(errOut, "with the per-op record a critical path or a timeline reads (96 bytes an op)") || !strings.Contains(out, `"stream"`) {
+			t.Errorf("auto, the program and its record beyond the limit: exit %d: %q", code, errOut)
+		}
+		code, _, errOut = run("sim", "--json", "--timeline", filepath.Join(dir, "t.json"), "-G", "0.5", "--spill-dir", dir, coll)
+		if code != ExitOK || !strings.Contains(errOut, "(192 bytes an op)") {
+			t.Errorf("auto, a timeline in ps: exit %d: %q", code, errOut)
+		}
+	}()
 
 	// auto streams when the program exceeds 60 % of GOMEMLIMIT
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 20))

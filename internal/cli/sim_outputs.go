@@ -71,6 +71,15 @@ func (s *simOutputs) options(opt *sim.Options, numRanks int) error {
 	return nil
 }
 
+// recordPerOp is what the per-op record the outputs need takes per op in
+// a run in memory under params (sim.RecordBytes), 0 when they need none.
+func (s *simOutputs) recordPerOp(params sim.Params) int64 {
+	if !s.critical && s.chrome == "" && s.paraver == "" {
+		return 0
+	}
+	return sim.RecordBytes(params, 1)
+}
+
 // breakdownReport is the "breakdown" part of the JSON result: totals over
 // all ranks, every rank with --breakdown, and the slowest ranks.
 type breakdownReport struct {
