@@ -296,6 +296,42 @@ func BenchmarkRunStream(b *testing.B) {
 	}
 }
 
+// BenchmarkRunStreamRecord runs an iterated allreduce with the per-op
+// record (Options.Record) that a critical path or a timeline reads, in
+// memory and streamed: what recording costs beside BenchmarkRunStream's
+// plain runs. The record of a streamed run goes to a file in the test's
+// temporary directory (streamrec.go).
+func BenchmarkRunStreamRecord(b *testing.B) {
+	s := patternScheduleWith(b, "mpi_allreduce", pattern.Params{Ranks: 4096, Size: 8, Algo: "recdoub", Iterations: 20})
+	bin := binaryOf(b, s)
+	for _, mode := range []string{"memory", "stream"} {
+		b.Run(mode, func(b *testing.B) {
+			b.ReportAllocs()
+			var events uint64
+			for b.Loop() {
+				var p *Program
+				var err error
+				if mode == "memory" {
+					p, err = ReadProgram(bytes.NewReader(bin))
+				} else {
+					p, err = ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: b.TempDir()})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := p.Run(Options{Params: DefaultParams(), Record: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+				p.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			b.ReportMetric(float64(len(s.Ops)), "ops")
+		})
+	}
+}
+
 // BenchmarkCriticalPath times the critical path of a recorded run (the
 // walk alone; the run is done once) on an allreduce iterated with
 // computation between: chains of ops on every rank, as in a traced
