@@ -263,73 +263,54 @@ func BenchmarkReadProgram(b *testing.B) {
 // spill file.
 func BenchmarkRunStream(b *testing.B) {
 	s := patternScheduleWith(b, "mpi_allreduce", pattern.Params{Ranks: 4096, Size: 8, Algo: "recdoub", Iterations: 20})
-	bin := binaryOf(b, s)
 	for _, mode := range []string{"memory", "stream", "stream-file"} {
-		b.Run(mode, func(b *testing.B) {
-			b.ReportAllocs()
-			var events uint64
-			for b.Loop() {
-				var p *Program
-				var err error
-				if mode == "memory" {
-					p, err = ReadProgram(bytes.NewReader(bin))
-				} else {
-					opt := StreamOptions{Dir: b.TempDir()}
-					if mode == "stream-file" {
-						opt.StoreBytes = -1
-					}
-					p, err = ReadProgramStream(bytes.NewReader(bin), opt)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := p.Run(Options{Params: DefaultParams()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				events += res.Events
-				p.Close()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
-			b.ReportMetric(float64(len(s.Ops)), "ops")
-		})
+		b.Run(mode, func(b *testing.B) { benchReadRun(b, s, mode, Options{Params: DefaultParams()}) })
 	}
 }
 
-// BenchmarkRunStreamRecord runs an iterated allreduce with the per-op
-// record (Options.Record) that a critical path or a timeline reads, in
-// memory and streamed: what recording costs beside BenchmarkRunStream's
-// plain runs. The record of a streamed run goes to a file in the test's
+// BenchmarkRunStreamRecord runs the schedule of BenchmarkRunStream with
+// the per-op record (Options.Record) that a critical path or a timeline
+// reads, in memory and streamed: what recording costs beside its plain
+// runs. The record of a streamed run goes to a file in the test's
 // temporary directory (streamrec.go).
 func BenchmarkRunStreamRecord(b *testing.B) {
 	s := patternScheduleWith(b, "mpi_allreduce", pattern.Params{Ranks: 4096, Size: 8, Algo: "recdoub", Iterations: 20})
-	bin := binaryOf(b, s)
 	for _, mode := range []string{"memory", "stream"} {
-		b.Run(mode, func(b *testing.B) {
-			b.ReportAllocs()
-			var events uint64
-			for b.Loop() {
-				var p *Program
-				var err error
-				if mode == "memory" {
-					p, err = ReadProgram(bytes.NewReader(bin))
-				} else {
-					p, err = ReadProgramStream(bytes.NewReader(bin), StreamOptions{Dir: b.TempDir()})
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := p.Run(Options{Params: DefaultParams(), Record: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				events += res.Events
-				p.Close()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
-			b.ReportMetric(float64(len(s.Ops)), "ops")
-		})
+		b.Run(mode, func(b *testing.B) { benchReadRun(b, s, mode, Options{Params: DefaultParams(), Record: true}) })
 	}
+}
+
+// benchReadRun reads s's binary form and runs it with opt at each
+// iteration: in memory, streamed, or streamed with every unit in the
+// spill file (mode memory, stream, stream-file).
+func benchReadRun(b *testing.B, s *goal.Schedule, mode string, opt Options) {
+	bin := binaryOf(b, s)
+	b.ReportAllocs()
+	var events uint64
+	for b.Loop() {
+		var p *Program
+		var err error
+		if mode == "memory" {
+			p, err = ReadProgram(bytes.NewReader(bin))
+		} else {
+			so := StreamOptions{Dir: b.TempDir()}
+			if mode == "stream-file" {
+				so.StoreBytes = -1
+			}
+			p, err = ReadProgramStream(bytes.NewReader(bin), so)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := p.Run(opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+		p.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	b.ReportMetric(float64(len(s.Ops)), "ops")
 }
 
 // BenchmarkCriticalPath times the critical path of a recorded run (the
