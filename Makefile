@@ -43,9 +43,13 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
+# TestEmulatedLink times an emulated link to 5 %: it runs alone, after
+# the other tests, not among the race-detected test binaries that fill
+# both CPUs (there it missed by 6 % in four attempts in a row).
 unit:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -skip '^TestEmulatedLink$$' $(PKGS)
 	$(GO) test -tags invariants -count=1 ./sim
+	$(GO) test -count=1 -run '^TestEmulatedLink$$' ./bench
 
 # A short pass over every fuzz target (FUZZTIME each); `make fuzz
 # FUZZTIME=10m` for a real session. Go's fuzzing coordinator sometimes ends

@@ -239,6 +239,9 @@ func calibrateThrough(t *testing.T, l link, cfg Config) (Range, RangeFit) {
 // the measurements are disturbed; without, hardly any. When all four are,
 // the test skips: the machine cannot time 5 % at the moment, which says
 // nothing about the code (a wrong result with good precision still fails).
+// `make test` runs it alone, after the other tests and without the race
+// detector: among them, on CI's two cores, four attempts in a row missed
+// G by 2.5 to 7.2 %, where alone it is within 2.5 %.
 func TestEmulatedLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
