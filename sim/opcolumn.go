@@ -1,35 +1,28 @@
 package sim
 
 import (
-	"fmt"
-	"os"
 	"unsafe"
 )
 
-// pagedCol is per-op state of a streamed run beside the op records: the
-// per-op record (recFile), and a congestion network's handles and parked
-// arrivals (netCol). Its memory is mapped (mapMem), costs nothing until
-// touched, and each of its pages is given back once every op whose entry
-// touches the page has finished (window.finish), as the op records'
-// pages are; with a file, the page is written to it first, at the same
-// offset. An entry is used only while its op is loaded and not finished,
-// and reads as zero when first touched in a run.
+// pagedCol is per-op state of a streamed run beside the op records: a
+// congestion network's handles and parked arrivals (netCol). Its memory
+// is mapped (mapMem), costs nothing until touched, and each of its pages
+// is given back once every op whose entry touches the page has finished
+// (window.finish), as the op records' pages are. An entry is used only
+// while its op is loaded and not finished, and reads as zero when first
+// touched in a run. (The per-op record has a pool of blocks beside the op
+// records' instead: streamrec.go.)
 type pagedCol struct {
 	mem            []byte
 	size           int64    // bytes per op
 	live, liveInit []uint16 // per page: ops whose entry touches it and that have not finished
 	shift          uint     // log2 of the page size
-	file           *os.File // where finished pages go, or nil
 	drop           *dropper // gives finished pages back in batches, or nil: at once
-	// With a file, want holds a bit per page to write to it (nil: all);
-	// the others are given back unwritten (recFile.only).
-	want []uint64
 }
 
-// newPagedCol sets up the page counts of n entries of size bytes in mem,
-// whose finished pages go to file when it is not nil.
-func newPagedCol(mem []byte, size int64, n int32, file *os.File) pagedCol {
-	c := pagedCol{mem: mem, size: size, shift: pageShift(1), file: file}
+// newPagedCol sets up the page counts of n entries of size bytes in mem.
+func newPagedCol(mem []byte, size int64, n int32) pagedCol {
+	c := pagedCol{mem: mem, size: size, shift: pageShift(1)}
 	pages := (int64(n)*size + 1<<c.shift - 1) >> c.shift
 	c.liveInit = make([]uint16, pages)
 	for pg := range c.liveInit {
@@ -59,21 +52,10 @@ func (c *pagedCol) finish(g int32) {
 	}
 }
 
-// release writes page pg to the file, if any, and gives it back. Without
-// a file mapping (recfile_other.go) a file's pages stay in memory, where
-// the record is read. A failed write stops the run (window.load's
-// spillError).
+// release gives page pg back.
 func (c *pagedCol) release(pg int64) {
 	lo := pg << c.shift
 	hi := min(lo+1<<c.shift, int64(len(c.mem)))
-	if c.file != nil && (c.want == nil || c.want[pg>>6]&(1<<(pg&63)) != 0) {
-		if !fileMapped {
-			return
-		}
-		if _, err := c.file.WriteAt(c.mem[lo:hi], lo); err != nil {
-			panic(spillError{fmt.Errorf("sim: writing the record file: %w", err)})
-		}
-	}
 	if c.drop != nil {
 		c.drop.drop(c.mem[lo:hi])
 		return
@@ -81,30 +63,9 @@ func (c *pagedCol) release(pg int64) {
 	dropMem(c.mem[lo:hi])
 }
 
-// flush releases the pages whose ops have not all finished (a failed run,
-// or entries set after the run).
-func (c *pagedCol) flush() (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			se, ok := v.(spillError)
-			if !ok {
-				panic(v)
-			}
-			err = se.err
-		}
-	}()
-	for pg := range c.live {
-		if c.live[pg] > 0 {
-			c.live[pg] = 0
-			c.release(int64(pg))
-		}
-	}
-	return nil
-}
-
 // keep makes the window keep column c up to date during the next run and
-// give its finished pages back with its own (the dropper's batch: a page
-// is given back after it is written to the file, later, never earlier).
+// give its finished pages back with its own (the dropper's batch: later,
+// never earlier).
 func (w *window) keep(c *pagedCol) {
 	c.drop = w.drop
 	w.cols = append(w.cols, c)
@@ -128,7 +89,7 @@ func (w *window) netColumns(p *Program, flow bool) ([]int32, []event, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		w.net.h = newPagedCol(mem, 4, n, nil)
+		w.net.h = newPagedCol(mem, 4, n)
 	}
 	if flow && w.net.park.mem == nil && n > 0 {
 		size := int64(unsafe.Sizeof(event{}))
@@ -136,7 +97,7 @@ func (w *window) netColumns(p *Program, flow bool) ([]int32, []event, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		w.net.park = newPagedCol(mem, size, n, nil)
+		w.net.park = newPagedCol(mem, size, n)
 	}
 	w.keep(&w.net.h)
 	var h []int32

@@ -13,5 +13,5 @@ func unmapFile(b []byte) {}
 func dropFile(b []byte) {}
 
 // fileMapped is false: a record file's mapping is ordinary memory, where
-// the record stays (pagedCol.release).
+// the record stays (recFile.writeRecs).
 const fileMapped = false
