@@ -87,15 +87,12 @@ type extras struct {
 	rec   []OpRecord // the per-op record of a run in memory
 	// recOn says that the run records; op g's record is then in block
 	// recSlot[g>>recPageShift] of recPageOps records from recBase
-	// (record): the window's pool of a streamed run (streamrec.go), or
-	// rec in op order.
+	// (record): the record pool of a streamed run (streamrec.go), or rec
+	// in op order.
 	recOn   bool
 	recBase unsafe.Pointer
 	recSlot []uint32
-	// recSel, for a streamed run with Options.RecordRanks, is the record
-	// file whose pages to keep follow the listed ranks' messages.
-	recSel *recFile
-	prog   *atomic.Int64
+	prog    *atomic.Int64
 }
 
 // RecordBytes is the memory the per-op record (Options.Record) of a run
@@ -145,14 +142,11 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 	}
 	switch {
 	case opt.Record && p.win != nil:
-		base, err := p.win.records(p, opt.RecordRanks)
+		base, slot, err := p.win.records(p, opt.RecordRanks)
 		if err != nil {
 			return nil, err
 		}
-		x.recOn, x.recBase, x.recSlot = true, base, p.win.pool.slot
-		if p.win.rec.want != nil {
-			x.recSel = p.win.rec
-		}
+		x.recOn, x.recBase, x.recSlot = true, base, slot
 	case opt.Record:
 		// 96 bytes an op, written in op order as the records are set up:
 		// huge pages make that 512 times fewer page faults, which on
@@ -352,9 +346,6 @@ func (x *extras) record(g int32) *OpRecord {
 
 // matched records that send s matched receive r.
 func (x *extras) matched(s, r int32) {
-	if x.recSel != nil {
-		x.recSel.mark(s, r)
-	}
 	x.record(s).Match, x.record(r).Match = r, s
 	x.record(r).CPUEnd = x.record(s).RecvCPUEnd
 }

@@ -620,7 +620,7 @@ func (w *window) load(p *Program, r, upto int32) {
 			w.spread(lo, hi)
 		}
 		if w.recOn {
-			w.rec.load(w.pool.slot, lo, hi)
+			w.rec.load(w, w.pool.slot, r, lo, hi)
 		}
 		w.hi[r] = hi
 		w.stats.Loads++

@@ -21,10 +21,15 @@ package sim
 // record in ns is a second file of the same layout, converted a run of
 // pages at a time.
 //
-// With Options.RecordRanks, only the pages holding records of the listed
-// ranks' ops, or of the ops they exchange messages with (mark), are
-// written; the others stay as the file had them.
-//
+// With Options.RecordRanks, the record pool has slots of its own
+// (recFile.slot): a page gets a block when the first op loaded on it that
+// a timeline of the listed ranks reads (an op of theirs, or a send or
+// receive whose peer is one of them or any source) is loaded, and only
+// such pages are written; the other ops' records all go to block 0, a
+// scratch block that is never written to the file. Whether an op is read
+// is known when it is loaded, before its record is first written, and
+// both ends of a message with a listed rank are read.
+
 // The records are written with pwrite rather than through a writable
 // file mapping: dirty mapped pages are what made the kernel's reclaim
 // costly when the op records themselves lived in a file mapping
@@ -33,8 +38,9 @@ package sim
 import (
 	"fmt"
 	"os"
-	"slices"
 	"unsafe"
+
+	"github.com/gopsim/gopsim/goal"
 )
 
 // recFile is a file of n OpRecords, view the file mapped read-only,
@@ -47,11 +53,17 @@ type recFile struct {
 	view []OpRecord
 	vmem []byte
 	mem  []byte // blocks of recPageOps records, block b at b·recBlockBytes
-	// sel has a bit per page of ops holding an op of a rank the run's
-	// Options.RecordRanks lists (nil: every rank); want, the pages to
-	// write, starts as sel and gains the pages of the ops they exchange
-	// messages with.
-	sel, want []uint64
+	// With Options.RecordRanks: listed has a bit per listed rank, slot
+	// a block per page of ops (0: the scratch block), free and next the
+	// blocks given back and handed out (only), sel a bit per page holding
+	// an op of a listed rank. Without, all four are nil and page k's
+	// records are in the block of the op records' pool (recPool.slot).
+	listed, sel []uint64
+	slot, free  []uint32
+	next        uint32
+	// written has a bit per page written to the file in the last run
+	// (nil: every page).
+	written []uint64
 }
 
 const (
@@ -104,28 +116,72 @@ func (rf *recFile) block(b uint32) []OpRecord {
 	return unsafe.Slice((*OpRecord)(unsafe.Add(rf.base(), uintptr(b)*uintptr(recBlockBytes))), recPageOps)
 }
 
-// load sets the records of ops lo to hi-1, just loaded into the pages
-// whose blocks slot gives, to their initial values (newExtras).
-func (rf *recFile) load(slot []uint32, lo, hi int32) {
+// load sets the records of ops lo to hi-1 of rank r, just loaded into
+// the pages whose op record blocks opSlot gives, to their initial values
+// (newExtras), giving their pages a block of their own first when the
+// run records only some ranks (only) and one of them is read.
+func (rf *recFile) load(w *window, opSlot []uint32, r, lo, hi int32) {
+	if rf.slot == nil {
+		for g := lo; g < hi; g++ {
+			rf.block(opSlot[g>>recPageShift])[g&(recPageOps-1)] = initialRecord
+		}
+		return
+	}
+	mine := bitSet(rf.listed, int64(r))
 	for g := lo; g < hi; g++ {
-		rf.block(slot[g>>recPageShift])[g&(recPageOps-1)] = initialRecord
+		pg := g >> recPageShift
+		if rf.slot[pg] == 0 && (mine || rf.readsPeer(w.op(g))) {
+			rf.slot[pg] = rf.take()
+		}
+		rf.block(rf.slot[pg])[g&(recPageOps-1)] = initialRecord
 	}
 }
 
-// write writes the records of page pg, in block b, to the file if the
-// run wants them. A failed write stops the run (window.load's
-// spillError).
+// readsPeer says whether a timeline of the listed ranks reads the record
+// of op o for its peer: a send to or a receive from one of them, or from
+// any source.
+func (rf *recFile) readsPeer(o *opRec) bool {
+	if o.kind() == goal.Calc {
+		return false
+	}
+	return o.peer == goal.AnySource || (o.peer >= 0 && int64(o.peer) < int64(len(rf.listed))*64 && bitSet(rf.listed, int64(o.peer)))
+}
+
+// take hands out a block of the record pool's own.
+func (rf *recFile) take() uint32 {
+	if n := len(rf.free); n > 0 {
+		b := rf.free[n-1]
+		rf.free = rf.free[:n-1]
+		return b
+	}
+	rf.next++
+	return rf.next - 1
+}
+
+// write writes the records of page pg to the file, its last op just
+// finished: from block b of the op records' pool, or from its own block,
+// which it gives back (none: nothing the run reads). A failed write stops
+// the run (window.load's spillError).
 func (rf *recFile) write(pg int32, b uint32) {
+	if rf.slot != nil {
+		if b = rf.slot[pg]; b == 0 {
+			return
+		}
+		rf.slot[pg] = 0
+		rf.free = append(rf.free, b)
+	}
 	if err := rf.writeBlock(pg, rf.block(b)); err != nil {
 		panic(spillError{err})
 	}
 }
 
-// writeBlock writes recs, the records of page pg, to the file if the run
-// wants them.
+// bitSet says whether bit i of bits is set.
+func bitSet(bits []uint64, i int64) bool { return bits[i>>6]&(1<<(i&63)) != 0 }
+
+// writeBlock writes recs, the records of page pg, to the file.
 func (rf *recFile) writeBlock(pg int32, recs []OpRecord) error {
-	if rf.want != nil && rf.want[pg>>6]&(1<<(pg&63)) == 0 {
-		return nil
+	if rf.written != nil {
+		rf.written[pg>>6] |= 1 << (pg & 63)
 	}
 	lo := int64(pg) * recPageOps
 	return rf.writeRecs(lo, recs[:min(int64(rf.n)-lo, recPageOps)])
@@ -162,53 +218,47 @@ func (rf *recFile) close() error {
 // records makes the window keep the record file of a run of p with
 // Options.Record, creating it at the first such run, of ranks only
 // (Options.RecordRanks), or of all when ranks is empty. It returns the
-// address of block 0 of the record pool (extras.record).
-func (w *window) records(p *Program, ranks []int) (unsafe.Pointer, error) {
+// address of block 0 of the record pool and the slots of its pages
+// (extras.record).
+func (w *window) records(p *Program, ranks []int) (unsafe.Pointer, []uint32, error) {
 	if w.rec == nil {
 		rf, err := newRecFile(w.dir, int32(p.NumOps()), true)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w.rec = rf
 	}
-	w.rec.only(p, ranks)
+	rf := w.rec
+	rf.only(p, ranks)
 	w.recOn = true
-	return w.rec.base(), nil
+	if rf.slot != nil {
+		return rf.base(), rf.slot, nil
+	}
+	return rf.base(), w.pool.slot, nil
 }
 
-// only makes the next run write to the file only the pages holding the
-// records of ranks' ops and, as the run matches messages, those of the
-// ops they exchange messages with (mark); every page when ranks is empty.
+// only makes the next run keep the records of ranks (load) and write only
+// their pages; every page when ranks is empty.
 func (rf *recFile) only(p *Program, ranks []int) {
-	rf.sel, rf.want = nil, nil
+	rf.listed, rf.sel, rf.slot, rf.free, rf.next, rf.written = nil, nil, nil, rf.free[:0], 1, nil
 	if len(ranks) == 0 {
 		return
 	}
-	rf.sel = make([]uint64, (rf.pages()+63)/64)
+	pages := rf.pages()
+	rf.listed = make([]uint64, (p.NumRanks+63)/64)
+	rf.sel = make([]uint64, (pages+63)/64)
+	rf.written = make([]uint64, (pages+63)/64)
+	rf.slot = make([]uint32, pages)
 	for _, r := range ranks {
 		if r < 0 || r >= p.NumRanks {
 			continue
 		}
+		rf.listed[r>>6] |= 1 << (r & 63)
 		lo, hi := p.rankStart[r], p.rankStart[r+1]
 		for pg := lo >> recPageShift; lo < hi && pg <= (hi-1)>>recPageShift; pg++ {
 			rf.sel[pg>>6] |= 1 << (pg & 63)
 		}
 	}
-	rf.want = slices.Clone(rf.sel)
-}
-
-// mark makes the pages of send s's and receive r's records go to the
-// file when either shares a page with an op of a listed rank (a superset
-// of the listed ranks' ops, which costs at most a few pages more), so
-// that a timeline finds both ends of their messages. It is called at
-// their match, before either has finished.
-func (rf *recFile) mark(s, r int32) {
-	ps, pr := s>>recPageShift, r>>recPageShift
-	if rf.sel[ps>>6]&(1<<(ps&63)) == 0 && rf.sel[pr>>6]&(1<<(pr&63)) == 0 {
-		return
-	}
-	rf.want[ps>>6] |= 1 << (ps & 63)
-	rf.want[pr>>6] |= 1 << (pr & 63)
 }
 
 // finishRecord writes the pages the run did not finish (a failed run's),
@@ -238,7 +288,7 @@ func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err 
 	for lo := 0; lo < len(rf.view); lo += chunk {
 		hi := min(lo+chunk, len(rf.view))
 		pg0 := int32(lo / recPageOps)
-		if rf.want == nil {
+		if rf.written == nil {
 			for g := lo; g < hi; g++ {
 				buf[g-lo] = opRecordNs(&rf.view[g], scale)
 			}
@@ -247,7 +297,7 @@ func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err 
 			}
 		} else {
 			for pg := pg0; int(pg)*recPageOps < hi; pg++ {
-				if rf.want[pg>>6]&(1<<(pg&63)) == 0 {
+				if !bitSet(rf.written, int64(pg)) {
 					continue
 				}
 				a, b := int(pg)*recPageOps, min(int(pg+1)*recPageOps, hi)
@@ -267,9 +317,14 @@ func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err 
 // writeUnfinished writes to the record file the pages of ops whose
 // blocks are still in the pool (a failed run's), the records of the ops
 // the run never loaded set to their initial values first, and the pages
-// the run never loaded, all initial.
+// the run never loaded, all initial; of these, only the pages holding
+// ops of the listed ranks when the run records only some (the others'
+// records it reads, their messages' other ends, were loaded and matched).
 func (w *window) writeUnfinished(p *Program) (err error) {
 	rf, slot := w.rec, w.pool.slot
+	if rf.slot != nil {
+		slot = rf.slot
+	}
 	for r := range w.hi {
 		lo, hi := w.hi[r], p.rankStart[r+1]
 		for g := lo; g < hi; g++ {
@@ -289,6 +344,8 @@ func (w *window) writeUnfinished(p *Program) (err error) {
 		recs := initial
 		if b := slot[pg]; b != 0 {
 			recs = rf.block(b)
+		} else if rf.sel != nil && !bitSet(rf.sel, int64(pg)) {
+			continue
 		}
 		if err := rf.writeBlock(int32(pg), recs); err != nil {
 			return err
