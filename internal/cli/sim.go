@@ -228,6 +228,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	popt := o.Progress
 	popt.Quiet = popt.Quiet || o.Quiet || o.Log == nil
 	o.Memory.recordPerOp = o.Outputs.recordPerOp(o.Params)
+	o.Memory.recordShown = o.Outputs.recordsShown()
 	p, format, err := loadProgram(o.Input, o.Params, &o.Memory, o.Log, popt)
 	if err != nil {
 		return err

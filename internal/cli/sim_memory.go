@@ -29,11 +29,15 @@ type simMemory struct {
 	// op (sim.RecordBytes; 0 without --critical-path, --timeline or
 	// --paraver): --stream auto counts it.
 	recordPerOp int64
+	// recordShown is how many ranks the record is asked for when it is
+	// asked for some only (a timeline without --critical-path; 0: all or
+	// none): a streamed run keeps only theirs.
+	recordShown int
 }
 
 func (m *simMemory) flags(fs *flag.FlagSet) {
 	m.mode = "auto"
-	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more (192 in ps) for the per-op record of --critical-path, --timeline or --paraver, a text one by 1.8 times its file's; and a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more (192 in ps) for the per-op record of --critical-path, --timeline or --paraver, a text one by 1.8 times its file's; a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed; and a binary one whose timelines show some ranks only, without --critical-path, once the record of every op would exceed 64 MiB, since a streamed run keeps only theirs), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
 		switch v {
 		case "auto", "on", "off":
 			m.mode = v
@@ -110,19 +114,37 @@ type streamReason struct{ why string }
 
 func (e *streamReason) Error() string { return e.why }
 
+// autoStreamRecordBytes is the size of the per-op record in memory
+// beyond which --stream auto streams a binary schedule whose run records
+// some ranks only (a timeline without --critical-path): a streamed run
+// then keeps only their records, a run in memory every op's. Measured
+// (docs/performance.md, "The streamed record in the pool"), --timeline of
+// 8 ranks in memory against streamed: LAMMPS ×256 (470 MB of record)
+// 1.5–2.0 s against 0.84–0.88 s, ×1024 16.9 s and 2.57 GB against 5.35 s
+// and 110 MB; a 65,536-rank dissemination (201 MB) 0.96 s against 0.36
+// s; a 16,384-rank allreduce iterated 35 times (1.5 GB) 9.34 s against
+// 5.62 s. A variable so that tests can lower it.
+var autoStreamRecordBytes int64 = 64 << 20
+
 // autoStream returns the check of sim.ReadProgramIf for --stream auto: a
 // *streamReason when streamWhy says to stream the program, held with a
-// per-op record of recordPerOp bytes an op.
-func autoStream(recordPerOp int64) func(sim.ProgramSize) error {
+// per-op record of recordPerOp bytes an op, or when that record is asked
+// for shown ranks only, fewer than the program has, and would exceed
+// autoStreamRecordBytes.
+func autoStream(recordPerOp int64, shown int) func(sim.ProgramSize) error {
 	return func(s sim.ProgramSize) error {
 		what := fmt.Sprintf("%d ranks, %d ops and %d edges need", s.Ranks, s.Ops, s.Edges)
 		need, needWhat := s.Bytes, what
+		record := recordPerOp * int64(s.Ops)
 		if recordPerOp > 0 {
-			need += recordPerOp * int64(s.Ops)
+			need += record
 			needWhat = fmt.Sprintf("%d ranks, %d ops and %d edges, with the per-op record a critical path or a timeline reads (%d bytes an op), need", s.Ranks, s.Ops, s.Edges, recordPerOp)
 		}
 		if why := streamWhy(s, need, needWhat, s.Bytes, what); why != "" {
 			return &streamReason{why}
+		}
+		if shown > 0 && shown < s.Ranks && record > autoStreamRecordBytes {
+			return &streamReason{fmt.Sprintf("the timelines show %d of the %d ranks, and a run in memory would record all %d ops (%d MiB, more than %d MiB) where a streamed one keeps only the records they read", shown, s.Ranks, s.Ops, record>>20, autoStreamRecordBytes>>20)}
 		}
 		return nil
 	}
@@ -166,7 +188,7 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 	case "off":
 		return sim.ReadProgram(r)
 	}
-	p, err := sim.ReadProgramIf(r, autoStream(m.recordPerOp))
+	p, err := sim.ReadProgramIf(r, autoStream(m.recordPerOp, m.recordShown))
 	var why *streamReason
 	if !errors.As(err, &why) {
 		return p, err

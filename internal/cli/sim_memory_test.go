@@ -106,6 +106,38 @@ func TestSimStream(t *testing.T) {
 		}
 	}()
 
+	// auto streams a run whose timelines show some ranks only once the
+	// record of every op would exceed autoStreamRecordBytes: a streamed
+	// run keeps only theirs
+	func() {
+		defer func(b int64) { autoStreamRecordBytes = b }(autoStreamRecordBytes)
+		autoStreamRecordBytes = 1 << 10
+		tl := filepath.Join(dir, "t.json")
+		code, out, errOut := run("sim", "--json", "--timeline", tl, "--timeline-ranks", "0-3", "--spill-dir", dir, coll)
+		if code != ExitOK || !strings.Contains(errOut, "the timelines show 4 of the 1024 ranks, and a run in memory would record all") || !strings.Contains(out, `"stream"`) {
+			t.Errorf("auto, a timeline of 4 ranks: exit %d: %q", code, errOut)
+		}
+		for _, args := range [][]string{
+			{"--timeline", tl, "--timeline-ranks", "0-3", "--critical-path"}, // every rank's record
+			{"--paraver", filepath.Join(dir, "p")},                           // every rank
+		} {
+			if code, out, errOut := run(append(append([]string{"sim", "--json", "--spill-dir", dir}, args...), coll)...); code != ExitOK || strings.Contains(errOut, "streaming") || strings.Contains(out, `"stream"`) {
+				t.Errorf("auto, %v: streamed: exit %d: %q", args, code, errOut)
+			}
+		}
+		if code, out, errOut := run("sim", "--json", "--timeline", tl, "--timeline-ranks", "0-3", "--stream", "off", coll); code != ExitOK || strings.Contains(out, `"stream"`) {
+			t.Errorf("--stream off, a timeline of 4 ranks: streamed: exit %d: %q", code, errOut)
+		}
+		// the first 64 ranks of a 64-rank program are all of it
+		if code, out, errOut := run("sim", "--json", "--timeline", tl, "--spill-dir", dir, f); code != ExitOK || strings.Contains(errOut, "streaming") || strings.Contains(out, `"stream"`) {
+			t.Errorf("auto, a timeline of every rank: streamed: exit %d: %q", code, errOut)
+		}
+		autoStreamRecordBytes = 1 << 40
+		if code, out, errOut := run("sim", "--json", "--timeline", tl, "--timeline-ranks", "0-3", "--spill-dir", dir, coll); code != ExitOK || strings.Contains(out, `"stream"`) {
+			t.Errorf("auto, a timeline of 4 ranks, the record within the bound: streamed: exit %d: %q", code, errOut)
+		}
+	}()
+
 	// auto streams when the program exceeds 60 % of GOMEMLIMIT
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 20))
 	check("auto")

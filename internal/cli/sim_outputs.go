@@ -80,6 +80,23 @@ func (s *simOutputs) recordPerOp(params sim.Params) int64 {
 	return sim.RecordBytes(params, 1)
 }
 
+// recordsShown is how many ranks the outputs read the records of when
+// they read only some (options' RecordRanks: timelines without a critical
+// path, of the ranks --timeline-ranks lists or the first 64 in
+// --timeline), 0 when they read every rank's or none.
+func (s *simOutputs) recordsShown() int {
+	switch {
+	case s.critical || (s.chrome == "" && s.paraver == ""):
+		return 0
+	case s.ranks != "":
+		ranks, _ := timeline.ParseRanks(s.ranks) // an error is options'
+		return len(ranks)
+	case s.paraver == "":
+		return timeline.DefaultRanks
+	}
+	return 0
+}
+
 // breakdownReport is the "breakdown" part of the JSON result: totals over
 // all ranks, every rank with --breakdown, and the slowest ranks.
 type breakdownReport struct {
