@@ -90,7 +90,8 @@ func (d *Dir) OpenRank(r int) (RankStream, error) { return d.Open(r) }
 // Name is the file name the reader was opened with.
 func (r *Reader) Name() string { return r.name }
 
-// Start is the header's T0: tracing started just after MPI_Init returned.
+// Start is the header's T0: tracing started just after the library's
+// MPI_Init returned (the traced MPI_Init's record ends after it).
 func (r *Reader) Start() int64 { return r.h.T0 }
 
 // ConvertStats describe a conversion.

@@ -23,7 +23,7 @@ package trace
 //
 // Header: rank and size are the rank's MPI_COMM_WORLD rank and the world
 // size (rank < size); flags is 0 in version 1; t0 is CLOCK_MONOTONIC in ns
-// when the tracer started, just after MPI_Init returned, and wall0
+// when the tracer started, just after the library's MPI_Init returned, and wall0
 // CLOCK_REALTIME at the same moment; thread is the thread level MPI
 // granted (0 single, 1 funneled, 2 serialized, 3 multiple); pid is the
 // process id; host (the host name), library (the first line of
@@ -36,7 +36,10 @@ package trace
 // previous start time), where the previous start time is that of the
 // previous call or flush record, or t0 for the first; dur is the end time
 // minus the start time. Times are CLOCK_MONOTONIC in ns read just before
-// and just after the PMPI call; the tracer's own work falls outside them.
+// and just after the PMPI call; the tracer's own work falls outside them,
+// but for MPI_Init's record, which ends when the tracer has set itself up
+// (after t0), so that its start-up is not the program's computation before
+// its first call (since 2026-11-27; before, the record ended before t0).
 // mask says which fields follow, in the order of its bits:
 //
 //	bit  field       encoding                    meaning
@@ -273,7 +276,7 @@ type Header struct {
 	Version int
 	Rank    int   // the rank's MPI_COMM_WORLD rank
 	Size    int   // MPI_COMM_WORLD's size
-	T0      int64 // CLOCK_MONOTONIC in ns when tracing started, just after MPI_Init
+	T0      int64 // CLOCK_MONOTONIC in ns when tracing started, inside the traced MPI_Init (its record ends after T0)
 	// Wall0 is the wall clock at T0 (ns since the Unix epoch): the ranks'
 	// monotonic clocks are comparable on one node only.
 	Wall0   int64
