@@ -140,6 +140,16 @@ func ExampleParseRanks() {
 	// Output: [0 1 2 3 8] <nil>
 }
 
+func ExampleCheckRanks() {
+	fmt.Println(timeline.CheckRanks([]int{0, 5}, 8))
+	fmt.Println(timeline.CheckRanks([]int{0, 8}, 8))
+	fmt.Println(timeline.CheckRanks([]int{3, 3}, 8))
+	// Output:
+	// <nil>
+	// timeline: rank 8: the schedule has ranks 0 to 7
+	// timeline: rank 3 listed twice
+}
+
 func ExampleParseWindow() {
 	from, to, err := timeline.ParseWindow("1000:250000")
 	fmt.Println(from, to, err)

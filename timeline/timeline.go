@@ -35,6 +35,23 @@ type Options struct {
 	TempDir string
 }
 
+// CheckRanks checks a list of ranks to show (Options.Ranks) against a
+// schedule of numRanks ranks: each in range, each once. A program checks
+// it before the run whose timelines show them.
+func CheckRanks(ranks []int, numRanks int) error {
+	seen := make(map[int]bool, len(ranks))
+	for _, r := range ranks {
+		if r < 0 || r >= numRanks {
+			return fmt.Errorf("timeline: rank %d: the schedule has ranks 0 to %d", r, numRanks-1)
+		}
+		if seen[r] {
+			return fmt.Errorf("timeline: rank %d listed twice", r)
+		}
+		seen[r] = true
+	}
+	return nil
+}
+
 // ShownRanks returns the ranks a timeline of a run of numRanks ranks
 // shows under opt, as a list such as "0-63" (Options.Ranks, or the
 // default of the format: every rank for Paraver, the first DefaultRanks
@@ -168,13 +185,10 @@ func newView(p *sim.Program, res *sim.Result, opt Options, all bool) (*view, err
 	for i := range v.slot {
 		v.slot[i] = -1
 	}
+	if err := CheckRanks(v.ranks, p.NumRanks); err != nil {
+		return nil, err
+	}
 	for i, r := range v.ranks {
-		if r < 0 || r >= p.NumRanks {
-			return nil, fmt.Errorf("timeline: rank %d: the schedule has ranks 0 to %d", r, p.NumRanks-1)
-		}
-		if v.slot[r] >= 0 {
-			return nil, fmt.Errorf("timeline: rank %d listed twice", r)
-		}
 		v.slot[r] = int32(i)
 	}
 	return v, nil

@@ -52,15 +52,20 @@ func (s *simOutputs) options(opt *sim.Options, numRanks int) error {
 		return nil
 	}
 	opt.Record = true
-	if s.critical {
-		return nil
-	}
-	switch {
-	case s.ranks != "":
-		ranks, err := timeline.ParseRanks(s.ranks)
+	var ranks []int
+	if s.ranks != "" && (s.chrome != "" || s.paraver != "") {
+		// Checked before the run, not after it.
+		var err error
+		if ranks, err = timeline.ParseRanks(s.ranks); err == nil {
+			err = timeline.CheckRanks(ranks, numRanks)
+		}
 		if err != nil {
 			return fmt.Errorf("--timeline-ranks: %w", err)
 		}
+	}
+	switch {
+	case s.critical:
+	case ranks != nil:
 		opt.RecordRanks = ranks
 	case s.paraver == "":
 		opt.RecordRanks = make([]int, min(numRanks, timeline.DefaultRanks))

@@ -255,7 +255,7 @@ func TestSimTimelines(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--timeline", js, "--timeline-ranks", "0,7"}, "rank 7"},
+		{[]string{"--timeline", js, "--timeline-ranks", "0,7"}, "--timeline-ranks: timeline: rank 7"}, // before the run
 		{[]string{"--timeline", js, "--timeline-ranks", "x"}, "--timeline-ranks"},
 		{[]string{"--paraver", prefix, "--timeline-window", "9:3"}, "--timeline-window"},
 		{[]string{"--timeline-ranks", "0"}, "need --timeline or --paraver"},
