@@ -293,15 +293,7 @@ func TestStreamDeadlock(t *testing.T) {
 		fmt.Fprintf(&b, "  c%d: calc %d\n  c%d requires %s\n", i, 10+i, i, map[bool]string{true: "r", false: fmt.Sprintf("c%d", i-1)}[i == 0])
 	}
 	b.WriteString("}\nrank 1 {\n  recv 10b from 0 tag 5\n}\n")
-	s, err := goal.ReadText(strings.NewReader(b.String()), "stuck.goal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := binaryOf(t, s)
-	mem, err := ReadProgram(bytes.NewReader(bin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, mem := textProgram(t, b.String(), "stuck.goal")
 	_, want := mem.Run(Options{Params: DefaultParams()})
 	var d *DeadlockError
 	if !errors.As(want, &d) || d.Total != 71 {
@@ -627,15 +619,7 @@ func TestStreamShare(t *testing.T) {
 // TestStreamRecordNoOps: a schedule without ops has an empty record,
 // streamed as in memory.
 func TestStreamRecordNoOps(t *testing.T) {
-	s, err := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\n}\nrank 1 {\n}\n"), "empty.goal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := binaryOf(t, s)
-	mem, err := ReadProgram(bytes.NewReader(bin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, mem := textProgram(t, "num_ranks 2\nrank 0 {\n}\nrank 1 {\n}\n", "empty.goal")
 	p := streamed(t, bin, 1)
 	want, werr := mem.Run(Options{Params: DefaultParams(), Record: true})
 	got, err := p.Run(Options{Params: DefaultParams(), Record: true})
@@ -788,15 +772,7 @@ func TestStreamRecordRanksFailed(t *testing.T) {
 		}
 		b.WriteString("}\n")
 	}
-	s, err := goal.ReadText(strings.NewReader(b.String()), "anysource.goal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := binaryOf(t, s)
-	mem, err := ReadProgram(bytes.NewReader(bin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, mem := textProgram(t, b.String(), "anysource.goal")
 	p := streamedWith(t, bin, StreamOptions{Unit: 4})
 	other := DefaultParams()
 	other.L = 777
@@ -824,4 +800,20 @@ func TestStreamRecordRanksFailed(t *testing.T) {
 		}
 		checkRecords(t, mem, want, got, listed)
 	}
+}
+
+// textProgram reads a GOAL text and returns its binary form and the
+// program it gives in memory.
+func textProgram(t *testing.T, text, name string) ([]byte, *Program) {
+	t.Helper()
+	s, err := goal.ReadText(strings.NewReader(text), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := binaryOf(t, s)
+	mem, err := ReadProgram(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, mem
 }
