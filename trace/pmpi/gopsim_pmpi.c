@@ -817,7 +817,9 @@ MPI_Status *gp_statuses(gp_tmp *t, MPI_Status *statuses, int n)
 
 /* ---- Fortran ---- */
 
-void *gp_f_next(const char *name)
+/* gp_f_find returns the library's Fortran function pmpi_<name>_ under the
+ * usual manglings, or NULL. */
+void *gp_f_find(const char *name)
 {
 	static const char *forms[] = {"pmpi_%s_", "pmpi_%s__", "pmpi_%s", "PMPI_%s"};
 	char sym[128];
@@ -831,15 +833,30 @@ void *gp_f_next(const char *name)
 		if (f)
 			return f;
 	}
+	return NULL;
+}
+
+/* gp_f08_find returns the library's mpi_f08 binding mpi_<name>_f08_, or
+ * NULL. */
+void *gp_f08_find(const char *name)
+{
+	char sym[128];
+	snprintf(sym, sizeof sym, "mpi_%s_f08_", name);
+	return dlsym(RTLD_NEXT, sym);
+}
+
+void *gp_f_next(const char *name)
+{
+	void *f = gp_f_find(name);
+	if (f)
+		return f;
 	gp_warn("the MPI library has no Fortran function pmpi_%s_", name);
 	abort();
 }
 
 void *gp_f08_next(const char *name)
 {
-	char sym[128];
-	snprintf(sym, sizeof sym, "mpi_%s_f08_", name);
-	void *f = dlsym(RTLD_NEXT, sym);
+	void *f = gp_f08_find(name);
 	if (f)
 		return f;
 	gp_warn("the MPI library has no Fortran 2008 function mpi_%s_f08_", name);
@@ -1147,10 +1164,15 @@ void gp_init(gp_call *c, int rc, int provided)
 	if (rc != MPI_SUCCESS)
 		return;
 	if (!gp_active && gp_start(provided) == 0) {
+		/* A program with Fortran bindings loaded has every wrapper's
+		 * library function looked up now, inside MPI_Init, not at each
+		 * function's first call, between two records. */
+		if (gp_f_find("init"))
+			gp_f_resolve();
 		/* MPI_Init ends, for the program, when the tracer has set itself
-		 * up (trace file, buffer, header): its time would otherwise count
-		 * as the program's computation before its first call, which an
-		 * untraced run does not have (hundreds of us). */
+		 * up (trace file, buffer, header, Fortran lookups): its time would
+		 * otherwise count as the program's computation before its first
+		 * call, which an untraced run does not have (hundreds of us). */
 		c->end = gp_now();
 		gp_emit(c);
 	}

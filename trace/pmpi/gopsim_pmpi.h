@@ -347,8 +347,11 @@ MPI_Request *gp_save_reqs(gp_tmp *t, const MPI_Request *reqs, int n);
 MPI_Status *gp_statuses(gp_tmp *t, MPI_Status *statuses, int n);
 
 /* Fortran support. */
+void *gp_f_find(const char *name);
+void *gp_f08_find(const char *name);
 void *gp_f_next(const char *name);
 void *gp_f08_next(const char *name);
+void gp_f_resolve(void);
 int gp_f_in_place(const void *buf);
 int gp_f_status_ignore(const MPI_Fint *status);
 MPI_Request *gp_save_freqs(gp_tmp *t, const MPI_Fint *reqs, int n);

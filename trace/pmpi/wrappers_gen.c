@@ -3872,3 +3872,202 @@ void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datat
 void mpi_iexscan__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));
 void MPI_IEXSCAN(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));
 void ompi_iexscan_f(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) __attribute__((alias("gp_f_iexscan")));
+
+/* gp_f_resolve looks up the library functions of every Fortran wrapper
+ * (see gp_init); a wrapper whose function is missing looks it up again at
+ * its first call, and stops the program there if it is still missing. */
+void gp_f_resolve(void)
+{
+	if (!gp_f_init_next)
+		gp_f_init_next = (gp_f_init_t)gp_f_find("init");
+	if (!gp_f08_init_next)
+		gp_f08_init_next = (gp_f08_init_t)gp_f08_find("init");
+	if (!gp_f_init_thread_next)
+		gp_f_init_thread_next = (gp_f_init_thread_t)gp_f_find("init_thread");
+	if (!gp_f08_init_thread_next)
+		gp_f08_init_thread_next = (gp_f08_init_thread_t)gp_f08_find("init_thread");
+	if (!gp_f_finalize_next)
+		gp_f_finalize_next = (gp_f_finalize_t)gp_f_find("finalize");
+	if (!gp_f08_finalize_next)
+		gp_f08_finalize_next = (gp_f08_finalize_t)gp_f08_find("finalize");
+	if (!gp_f_abort_next)
+		gp_f_abort_next = (gp_f_abort_t)gp_f_find("abort");
+	if (!gp_f08_abort_next)
+		gp_f08_abort_next = (gp_f08_abort_t)gp_f08_find("abort");
+	if (!gp_f_send_next)
+		gp_f_send_next = (gp_f_send_t)gp_f_find("send");
+	if (!gp_f_ssend_next)
+		gp_f_ssend_next = (gp_f_ssend_t)gp_f_find("ssend");
+	if (!gp_f_rsend_next)
+		gp_f_rsend_next = (gp_f_rsend_t)gp_f_find("rsend");
+	if (!gp_f_bsend_next)
+		gp_f_bsend_next = (gp_f_bsend_t)gp_f_find("bsend");
+	if (!gp_f_isend_next)
+		gp_f_isend_next = (gp_f_isend_t)gp_f_find("isend");
+	if (!gp_f_issend_next)
+		gp_f_issend_next = (gp_f_issend_t)gp_f_find("issend");
+	if (!gp_f_ibsend_next)
+		gp_f_ibsend_next = (gp_f_ibsend_t)gp_f_find("ibsend");
+	if (!gp_f_irsend_next)
+		gp_f_irsend_next = (gp_f_irsend_t)gp_f_find("irsend");
+	if (!gp_f_recv_next)
+		gp_f_recv_next = (gp_f_recv_t)gp_f_find("recv");
+	if (!gp_f_irecv_next)
+		gp_f_irecv_next = (gp_f_irecv_t)gp_f_find("irecv");
+	if (!gp_f_sendrecv_next)
+		gp_f_sendrecv_next = (gp_f_sendrecv_t)gp_f_find("sendrecv");
+	if (!gp_f_sendrecv_replace_next)
+		gp_f_sendrecv_replace_next = (gp_f_sendrecv_replace_t)gp_f_find("sendrecv_replace");
+	if (!gp_f_wait_next)
+		gp_f_wait_next = (gp_f_wait_t)gp_f_find("wait");
+	if (!gp_f08_wait_next)
+		gp_f08_wait_next = (gp_f08_wait_t)gp_f08_find("wait");
+	if (!gp_f_waitall_next)
+		gp_f_waitall_next = (gp_f_waitall_t)gp_f_find("waitall");
+	if (!gp_f08_waitall_next)
+		gp_f08_waitall_next = (gp_f08_waitall_t)gp_f08_find("waitall");
+	if (!gp_f_waitany_next)
+		gp_f_waitany_next = (gp_f_waitany_t)gp_f_find("waitany");
+	if (!gp_f08_waitany_next)
+		gp_f08_waitany_next = (gp_f08_waitany_t)gp_f08_find("waitany");
+	if (!gp_f_waitsome_next)
+		gp_f_waitsome_next = (gp_f_waitsome_t)gp_f_find("waitsome");
+	if (!gp_f08_waitsome_next)
+		gp_f08_waitsome_next = (gp_f08_waitsome_t)gp_f08_find("waitsome");
+	if (!gp_f_test_next)
+		gp_f_test_next = (gp_f_test_t)gp_f_find("test");
+	if (!gp_f08_test_next)
+		gp_f08_test_next = (gp_f08_test_t)gp_f08_find("test");
+	if (!gp_f_testall_next)
+		gp_f_testall_next = (gp_f_testall_t)gp_f_find("testall");
+	if (!gp_f08_testall_next)
+		gp_f08_testall_next = (gp_f08_testall_t)gp_f08_find("testall");
+	if (!gp_f_testany_next)
+		gp_f_testany_next = (gp_f_testany_t)gp_f_find("testany");
+	if (!gp_f08_testany_next)
+		gp_f08_testany_next = (gp_f08_testany_t)gp_f08_find("testany");
+	if (!gp_f_testsome_next)
+		gp_f_testsome_next = (gp_f_testsome_t)gp_f_find("testsome");
+	if (!gp_f08_testsome_next)
+		gp_f08_testsome_next = (gp_f08_testsome_t)gp_f08_find("testsome");
+	if (!gp_f_iprobe_next)
+		gp_f_iprobe_next = (gp_f_iprobe_t)gp_f_find("iprobe");
+	if (!gp_f08_iprobe_next)
+		gp_f08_iprobe_next = (gp_f08_iprobe_t)gp_f08_find("iprobe");
+	if (!gp_f_probe_next)
+		gp_f_probe_next = (gp_f_probe_t)gp_f_find("probe");
+	if (!gp_f08_probe_next)
+		gp_f08_probe_next = (gp_f08_probe_t)gp_f08_find("probe");
+	if (!gp_f_cancel_next)
+		gp_f_cancel_next = (gp_f_cancel_t)gp_f_find("cancel");
+	if (!gp_f08_cancel_next)
+		gp_f08_cancel_next = (gp_f08_cancel_t)gp_f08_find("cancel");
+	if (!gp_f_request_free_next)
+		gp_f_request_free_next = (gp_f_request_free_t)gp_f_find("request_free");
+	if (!gp_f08_request_free_next)
+		gp_f08_request_free_next = (gp_f08_request_free_t)gp_f08_find("request_free");
+	if (!gp_f_barrier_next)
+		gp_f_barrier_next = (gp_f_barrier_t)gp_f_find("barrier");
+	if (!gp_f08_barrier_next)
+		gp_f08_barrier_next = (gp_f08_barrier_t)gp_f08_find("barrier");
+	if (!gp_f_bcast_next)
+		gp_f_bcast_next = (gp_f_bcast_t)gp_f_find("bcast");
+	if (!gp_f_reduce_next)
+		gp_f_reduce_next = (gp_f_reduce_t)gp_f_find("reduce");
+	if (!gp_f_allreduce_next)
+		gp_f_allreduce_next = (gp_f_allreduce_t)gp_f_find("allreduce");
+	if (!gp_f_allgather_next)
+		gp_f_allgather_next = (gp_f_allgather_t)gp_f_find("allgather");
+	if (!gp_f_allgatherv_next)
+		gp_f_allgatherv_next = (gp_f_allgatherv_t)gp_f_find("allgatherv");
+	if (!gp_f_gather_next)
+		gp_f_gather_next = (gp_f_gather_t)gp_f_find("gather");
+	if (!gp_f_gatherv_next)
+		gp_f_gatherv_next = (gp_f_gatherv_t)gp_f_find("gatherv");
+	if (!gp_f_scatter_next)
+		gp_f_scatter_next = (gp_f_scatter_t)gp_f_find("scatter");
+	if (!gp_f_scatterv_next)
+		gp_f_scatterv_next = (gp_f_scatterv_t)gp_f_find("scatterv");
+	if (!gp_f_alltoall_next)
+		gp_f_alltoall_next = (gp_f_alltoall_t)gp_f_find("alltoall");
+	if (!gp_f_alltoallv_next)
+		gp_f_alltoallv_next = (gp_f_alltoallv_t)gp_f_find("alltoallv");
+	if (!gp_f_reduce_scatter_next)
+		gp_f_reduce_scatter_next = (gp_f_reduce_scatter_t)gp_f_find("reduce_scatter");
+	if (!gp_f_reduce_scatter_block_next)
+		gp_f_reduce_scatter_block_next = (gp_f_reduce_scatter_block_t)gp_f_find("reduce_scatter_block");
+	if (!gp_f_scan_next)
+		gp_f_scan_next = (gp_f_scan_t)gp_f_find("scan");
+	if (!gp_f_exscan_next)
+		gp_f_exscan_next = (gp_f_exscan_t)gp_f_find("exscan");
+	if (!gp_f_ibarrier_next)
+		gp_f_ibarrier_next = (gp_f_ibarrier_t)gp_f_find("ibarrier");
+	if (!gp_f08_ibarrier_next)
+		gp_f08_ibarrier_next = (gp_f08_ibarrier_t)gp_f08_find("ibarrier");
+	if (!gp_f_ibcast_next)
+		gp_f_ibcast_next = (gp_f_ibcast_t)gp_f_find("ibcast");
+	if (!gp_f_iallreduce_next)
+		gp_f_iallreduce_next = (gp_f_iallreduce_t)gp_f_find("iallreduce");
+	if (!gp_f_ialltoall_next)
+		gp_f_ialltoall_next = (gp_f_ialltoall_t)gp_f_find("ialltoall");
+	if (!gp_f_ireduce_next)
+		gp_f_ireduce_next = (gp_f_ireduce_t)gp_f_find("ireduce");
+	if (!gp_f_iallgather_next)
+		gp_f_iallgather_next = (gp_f_iallgather_t)gp_f_find("iallgather");
+	if (!gp_f_iallgatherv_next)
+		gp_f_iallgatherv_next = (gp_f_iallgatherv_t)gp_f_find("iallgatherv");
+	if (!gp_f_igather_next)
+		gp_f_igather_next = (gp_f_igather_t)gp_f_find("igather");
+	if (!gp_f_igatherv_next)
+		gp_f_igatherv_next = (gp_f_igatherv_t)gp_f_find("igatherv");
+	if (!gp_f_iscatter_next)
+		gp_f_iscatter_next = (gp_f_iscatter_t)gp_f_find("iscatter");
+	if (!gp_f_comm_dup_next)
+		gp_f_comm_dup_next = (gp_f_comm_dup_t)gp_f_find("comm_dup");
+	if (!gp_f08_comm_dup_next)
+		gp_f08_comm_dup_next = (gp_f08_comm_dup_t)gp_f08_find("comm_dup");
+	if (!gp_f_comm_split_next)
+		gp_f_comm_split_next = (gp_f_comm_split_t)gp_f_find("comm_split");
+	if (!gp_f08_comm_split_next)
+		gp_f08_comm_split_next = (gp_f08_comm_split_t)gp_f08_find("comm_split");
+	if (!gp_f_comm_create_next)
+		gp_f_comm_create_next = (gp_f_comm_create_t)gp_f_find("comm_create");
+	if (!gp_f08_comm_create_next)
+		gp_f08_comm_create_next = (gp_f08_comm_create_t)gp_f08_find("comm_create");
+	if (!gp_f_cart_create_next)
+		gp_f_cart_create_next = (gp_f_cart_create_t)gp_f_find("cart_create");
+	if (!gp_f08_cart_create_next)
+		gp_f08_cart_create_next = (gp_f08_cart_create_t)gp_f08_find("cart_create");
+	if (!gp_f_comm_free_next)
+		gp_f_comm_free_next = (gp_f_comm_free_t)gp_f_find("comm_free");
+	if (!gp_f08_comm_free_next)
+		gp_f08_comm_free_next = (gp_f08_comm_free_t)gp_f08_find("comm_free");
+	if (!gp_f_comm_split_type_next)
+		gp_f_comm_split_type_next = (gp_f_comm_split_type_t)gp_f_find("comm_split_type");
+	if (!gp_f08_comm_split_type_next)
+		gp_f08_comm_split_type_next = (gp_f08_comm_split_type_t)gp_f08_find("comm_split_type");
+	if (!gp_f_cart_sub_next)
+		gp_f_cart_sub_next = (gp_f_cart_sub_t)gp_f_find("cart_sub");
+	if (!gp_f08_cart_sub_next)
+		gp_f08_cart_sub_next = (gp_f08_cart_sub_t)gp_f08_find("cart_sub");
+	if (!gp_f_type_commit_next)
+		gp_f_type_commit_next = (gp_f_type_commit_t)gp_f_find("type_commit");
+	if (!gp_f08_type_commit_next)
+		gp_f08_type_commit_next = (gp_f08_type_commit_t)gp_f08_find("type_commit");
+	if (!gp_f_type_free_next)
+		gp_f_type_free_next = (gp_f_type_free_t)gp_f_find("type_free");
+	if (!gp_f08_type_free_next)
+		gp_f08_type_free_next = (gp_f08_type_free_t)gp_f08_find("type_free");
+	if (!gp_f_iscatterv_next)
+		gp_f_iscatterv_next = (gp_f_iscatterv_t)gp_f_find("iscatterv");
+	if (!gp_f_ialltoallv_next)
+		gp_f_ialltoallv_next = (gp_f_ialltoallv_t)gp_f_find("ialltoallv");
+	if (!gp_f_ireduce_scatter_next)
+		gp_f_ireduce_scatter_next = (gp_f_ireduce_scatter_t)gp_f_find("ireduce_scatter");
+	if (!gp_f_ireduce_scatter_block_next)
+		gp_f_ireduce_scatter_block_next = (gp_f_ireduce_scatter_block_t)gp_f_find("ireduce_scatter_block");
+	if (!gp_f_iscan_next)
+		gp_f_iscan_next = (gp_f_iscan_t)gp_f_find("iscan");
+	if (!gp_f_iexscan_next)
+		gp_f_iexscan_next = (gp_f_iexscan_t)gp_f_find("iexscan");
+}

@@ -428,7 +428,29 @@ func genC(fns []*fn) ([]byte, error) {
 			}
 		}
 	}
+	genFResolve(&b, fns)
 	return b.Bytes(), nil
+}
+
+// genFResolve writes gp_f_resolve, which looks up every Fortran wrapper's
+// library function at once. gp_init calls it while MPI_Init is still
+// being recorded: looked up at a function's first call instead, the
+// dlsym (microseconds each, a search of every loaded library for a
+// binding the library lacks) would fall between two records, where it
+// counts as the program's computation.
+func genFResolve(b *bytes.Buffer, fns []*fn) {
+	b.WriteString("\n/* gp_f_resolve looks up the library functions of every Fortran wrapper\n" +
+		" * (see gp_init); a wrapper whose function is missing looks it up again at\n" +
+		" * its first call, and stops the program there if it is still missing. */\n" +
+		"void gp_f_resolve(void)\n{\n")
+	for _, f := range fns {
+		lower := strings.ToLower(f.Name)
+		fmt.Fprintf(b, "\tif (!gp_f_%s_next)\n\t\tgp_f_%s_next = (gp_f_%s_t)gp_f_find(%q);\n", lower, lower, lower, lower)
+		if !f.hasBuffer() {
+			fmt.Fprintf(b, "\tif (!gp_f08_%s_next)\n\t\tgp_f08_%s_next = (gp_f08_%s_t)gp_f08_find(%q);\n", lower, lower, lower, lower)
+		}
+	}
+	b.WriteString("}\n")
 }
 
 // hasBuffer reports whether f has a choice buffer. The mpi_f08 bindings of
