@@ -178,10 +178,13 @@ func (rf *recFile) write(pg int32, b uint32) {
 // bitSet says whether bit i of bits is set.
 func bitSet(bits []uint64, i int64) bool { return bits[i>>6]&(1<<(i&63)) != 0 }
 
+// setBit sets bit i of bits.
+func setBit(bits []uint64, i int64) { bits[i>>6] |= 1 << (i & 63) }
+
 // writeBlock writes recs, the records of page pg, to the file.
 func (rf *recFile) writeBlock(pg int32, recs []OpRecord) error {
 	if rf.written != nil {
-		rf.written[pg>>6] |= 1 << (pg & 63)
+		setBit(rf.written, int64(pg))
 	}
 	lo := int64(pg) * recPageOps
 	return rf.writeRecs(lo, recs[:min(int64(rf.n)-lo, recPageOps)])
@@ -253,10 +256,10 @@ func (rf *recFile) only(p *Program, ranks []int) {
 		if r < 0 || r >= p.NumRanks {
 			continue
 		}
-		rf.listed[r>>6] |= 1 << (r & 63)
+		setBit(rf.listed, int64(r))
 		lo, hi := p.rankStart[r], p.rankStart[r+1]
 		for pg := lo >> recPageShift; lo < hi && pg <= (hi-1)>>recPageShift; pg++ {
-			rf.sel[pg>>6] |= 1 << (pg & 63)
+			setBit(rf.sel, int64(pg))
 		}
 	}
 }
