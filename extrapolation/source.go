@@ -57,6 +57,12 @@ type GridInfo struct {
 	// explains (all of them for a periodic halo exchange); -1 if not
 	// detected.
 	Agree int
+	// Crossing is the number of ranks of the traced run with a
+	// point-to-point peer in a neighbouring copy once grown: 0 when every
+	// exchange along the first dimension is at exactly half of it (a first
+	// dimension of 2), which cannot tell up from down, so that messages
+	// stay inside each copy as without a grid.
+	Crossing int
 }
 
 // String describes the grid for a log line.
@@ -68,7 +74,11 @@ func (g GridInfo) String() string {
 	if g.Agree >= 0 {
 		s += fmt.Sprintf("; %d of %d ranks have the same neighbours in it", g.Agree, product(g.Dims))
 	}
-	return s + ")"
+	s += ")"
+	if g.Crossing == 0 {
+		s += fmt.Sprintf(", but no point-to-point message crosses from one copy to the next (none wraps around the first dimension of %d ranks; one at exactly half of it, as in a dimension of 2, cannot tell up from down): they stay inside each copy, as with --no-grid", g.Dims[0])
+	}
+	return s
 }
 
 // NewSource reads src once to find its process grid (see Options.Grid)
@@ -113,7 +123,26 @@ func NewSource(src trace.Source, opt Options) (*Source, error) {
 			x.m.cart[w] = int32(c)
 		}
 	}
+	x.grid.Crossing = x.m.crossing(peers, opt.Factor)
 	return x, nil
+}
+
+// crossing counts the ranks with a peer that copy 0 maps into another
+// copy (GridInfo.Crossing); with a factor of 1 there is none to cross to,
+// so it counts the ranks that would cross at any larger factor.
+func (m *mapper) crossing(peers [][]int32, k int) int {
+	mm := *m
+	mm.k = max(k, 2)
+	n := 0
+	for r, ps := range peers {
+		for _, q := range ps {
+			if mm.peer(int32(r), q, 0) != q {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // scan reads every rank of src: the members of the first MPI_Cart_create

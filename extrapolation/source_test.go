@@ -171,3 +171,31 @@ func TestSourceGridOptions(t *testing.T) {
 		t.Error("rank 8 of 8 opened")
 	}
 }
+
+// TestSourceGridOfTwo: a ring of 2 ranks exchanges at exactly half its
+// dimension, which cannot tell up from down, so the grid rule changes no
+// message: the log says so rather than that the grid grew, and the
+// schedule is the one without the rule.
+func TestSourceGridOfTwo(t *testing.T) {
+	x, err := extrapolation.NewSource(ringProgram(2), extrapolation.Options{Factor: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := x.Grid()
+	if g.Crossing != 0 || !strings.Contains(g.String(), "they stay inside each copy, as with --no-grid") {
+		t.Errorf("grid: crossing %d: %s", g.Crossing, g)
+	}
+	y, err := extrapolation.NewSource(ringProgram(2), extrapolation.Options{Factor: 3, NoGrid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := textOf(t, convert(t, x)), textOf(t, convert(t, y)); got != want {
+		t.Errorf("with the grid rule:\n%s\nwithout:\n%s", head(got), head(want))
+	}
+	if x, err = extrapolation.NewSource(ringProgram(4), extrapolation.Options{Factor: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if g := x.Grid(); g.Crossing != 2 {
+		t.Errorf("a ring of 4: %d ranks cross a copy, want 2 (the ends): %s", g.Crossing, g)
+	}
+}
