@@ -119,7 +119,11 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim extrapolate: expected IN and OUT")
 		return ExitUsage
 	}
-	if o.Factor < 1 {
+	switch {
+	case !setFlags(fs)["factor"]:
+		fmt.Fprintln(stderr, "gopsim extrapolate: --factor K is required: the scale factor, at least 1 (the output has K times the input's ranks)")
+		return ExitUsage
+	case o.Factor < 1:
 		fmt.Fprintf(stderr, "gopsim extrapolate: --factor %d: give the scale factor K, at least 1\n", o.Factor)
 		return ExitUsage
 	}

@@ -59,6 +59,8 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		{"timing without json", []string{"sim", "--timing", sched}, ExitError, "--timing adds wall time to --json"},
 		{"timing with json", []string{"sim", "--timing", "--json", sched}, ExitOK, ""},
 		{"spill-dir with stream off", []string{"sim", "--stream", "off", "--spill-dir", dir, sched}, ExitError, "--spill-dir and --stream-unit apply to a streamed run"},
+		{"spill-dir missing", []string{"sim", "--spill-dir", filepath.Join(dir, "nope"), sched}, ExitError, "--spill-dir: stat "},
+		{"spill-dir a file", []string{"sim", "--spill-dir", sched, sched}, ExitError, "not a directory"},
 		{"stream-unit negative", []string{"sim", "--stream", "on", "--stream-unit", "-3", sched}, ExitError, "stream unit of -3 ops"},
 		{"timeline-ranks alone", []string{"sim", "--timeline-ranks", "0", sched}, ExitError, "need --timeline or --paraver"},
 		{"hottest without network", []string{"sim", "--hottest", "2", sched}, ExitError, "--hottest needs a network"},

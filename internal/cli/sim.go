@@ -247,6 +247,9 @@ func Sim(o SimOptions, w io.Writer) error {
 	if opt.Network, err = o.Network.network(p.NumRanks); err != nil {
 		return err
 	}
+	if err := checkSeed(o.Network.given("seed"), &o.Noise, &o.Network); err != nil {
+		return err
+	}
 	if err := o.Outputs.options(&opt, p.NumRanks); err != nil {
 		return err
 	}

@@ -178,6 +178,17 @@ func (m *simMemory) check() error {
 	if m.mode == "off" && (m.spillDir != "" || m.unit != 0) {
 		return fmt.Errorf("--spill-dir and --stream-unit apply to a streamed run; --stream off does not stream")
 	}
+	if m.spillDir != "" {
+		// Checked now, not when the run first writes there, which can be
+		// minutes into it.
+		fi, err := os.Stat(m.spillDir)
+		if err != nil {
+			return fmt.Errorf("--spill-dir: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("--spill-dir %s: not a directory", m.spillDir)
+		}
+	}
 	return nil
 }
 

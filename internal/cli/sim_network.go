@@ -31,6 +31,7 @@ type simNetwork struct {
 	// Set by network for report.
 	desc    string
 	mapDesc string
+	seeded  bool // the placement is drawn from --seed
 	model   topology.Model
 	route   topology.Routing
 	bw      float64
@@ -203,6 +204,7 @@ func (n *simNetwork) mappingSpec() (topology.MappingSpec, error) {
 		if ms.Seed, err = n.seed(); err != nil {
 			return ms, err
 		}
+		n.seeded = true
 	}
 	if ms.Kind == "file" {
 		if n.ppn > 1 {

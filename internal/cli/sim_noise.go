@@ -132,6 +132,23 @@ func (n *simNoise) needs(cfg noise.Config) error {
 	return nil
 }
 
+// drawsSeed says whether the noise model built by model draws from
+// --seed: the offsets into a noise trace or a period (one shared offset
+// under --noise-cosched), random detours, or the choice of stragglers.
+func (n *simNoise) drawsSeed() bool {
+	c := n.cfg
+	return c.Trace != nil || c.PeriodNs != 0 || c.Dist != "" || c.StragglerFraction > 0
+}
+
+// checkSeed refuses --seed in a run that draws nothing from it: neither
+// the noise (drawsSeed) nor --mapping random without its own seed.
+func checkSeed(given bool, n *simNoise, net *simNetwork) error {
+	if given && !n.drawsSeed() && !net.seeded {
+		return fmt.Errorf("--seed has no effect: nothing in this run is random (it seeds noise offsets and random detours, --straggler-fraction and --mapping random)")
+	}
+	return nil
+}
+
 // noiseReport is the "noise" part of the JSON result: the settings used
 // and the noise each rank absorbed.
 type noiseReport struct {

@@ -24,7 +24,7 @@ const TracerLib = "libgopsim-pmpi.so"
 type TraceOptions struct {
 	Dir     string   // trace directory; "" is gopsim-trace
 	Lib     string   // the tracer library; "" looks for it (FindTracer)
-	Buffer  int64    // per-rank buffer in bytes; 0 is the tracer's default (1 MiB)
+	Buffer  int64    // per-rank buffer in bytes, at least minTraceBuffer; 0 is the tracer's default (1 MiB)
 	Command []string // the command to run, usually mpirun and its arguments
 }
 
@@ -32,7 +32,7 @@ func traceFlags(o *TraceOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.StringVar(&o.Dir, "o", "gopsim-trace", "trace `directory`: one file per rank, rank-NNNNNN.gpt")
 	fs.StringVar(&o.Lib, "lib", "", "the tracer library (default: $GOPSIM_TRACER_LIB, else "+TracerLib+" next to the gopsim binary or in ../lib)")
-	fs.Int64Var(&o.Buffer, "buffer", 0, "trace buffer per rank in `bytes`, written out whenever it fills (default 1048576)")
+	fs.Var(bytesQty(&o.Buffer), "buffer", "trace buffer per rank in `bytes` (a unit too: 4MiB), at least 4KiB, written out whenever it fills (default 1MiB)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim trace [-o DIR] [--lib PATH] [--buffer BYTES] -- COMMAND [ARGS...]
 
@@ -56,6 +56,10 @@ Flags:
 	return fs
 }
 
+// minTraceBuffer is the smallest buffer the tracer takes (gp_start in
+// trace/pmpi/gopsim_pmpi.c raises a smaller GOPSIM_TRACE_BUFFER to it).
+const minTraceBuffer = 4096
+
 func runTrace(args []string, stdout, stderr io.Writer) int {
 	var o TraceOptions
 	fs := traceFlags(&o)
@@ -67,8 +71,8 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim trace: expected a command after the flags (gopsim trace -o DIR -- mpirun -np 4 ./app)")
 		return ExitUsage
 	}
-	if o.Buffer < 0 {
-		fmt.Fprintln(stderr, "gopsim trace: --buffer must be positive")
+	if o.Buffer < 0 || o.Buffer > 0 && o.Buffer < minTraceBuffer {
+		fmt.Fprintf(stderr, "gopsim trace: --buffer %d: want at least %d bytes (4KiB), the tracer's smallest buffer\n", o.Buffer, minTraceBuffer)
 		return ExitUsage
 	}
 	if err := Trace(&o, stdout, stderr); err != nil {

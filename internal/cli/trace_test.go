@@ -22,7 +22,8 @@ func TestTraceUsage(t *testing.T) {
 		{"-h", []string{"trace", "-h"}, ExitOK, "LD_PRELOAD", ""},
 		{"no command", []string{"trace", "-o", "x"}, ExitUsage, "", "expected a command"},
 		{"bad flag", []string{"trace", "--bogus", "--", "true"}, ExitUsage, "", "flag provided but not defined"},
-		{"negative buffer", []string{"trace", "--buffer", "-1", "--", "true"}, ExitUsage, "", "--buffer must be positive"},
+		{"negative buffer", []string{"trace", "--buffer", "-1", "--", "true"}, ExitUsage, "", "--buffer -1: want at least 4096 bytes"},
+		{"buffer below the tracer's smallest", []string{"trace", "--buffer", "100", "--", "true"}, ExitUsage, "", "--buffer 100: want at least 4096 bytes"},
 		{"no library", []string{"trace", "--lib", "/nonexistent/lib.so", "--", "true"}, ExitError, "", "the tracer library libgopsim-pmpi.so was not found"},
 		{"listed", []string{"help"}, ExitOK, "run an MPI program under the tracer", ""},
 	}
