@@ -155,7 +155,7 @@ func TestSimStream(t *testing.T) {
 	}{
 		{[]string{"--stream", "maybe", f}, "expected auto, on or off"},
 		{[]string{"--stream", "on", "--stream-unit", "-3", f}, "stream unit of -3 ops"},
-		{[]string{"--stream", "on", "--spill-dir", filepath.Join(dir, "none"), f}, "spill file"},
+		{[]string{"--stream", "on", "--spill-dir", filepath.Join(dir, "none"), f}, "--spill-dir: stat "},
 	} {
 		code, _, errOut := run(append([]string{"sim"}, c.args...)...)
 		if code == ExitOK || !strings.Contains(errOut, c.want) {
