@@ -69,6 +69,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gopsim/gopsim/sim"
 )
 
 const (
@@ -478,7 +480,7 @@ func (r *mpiReader) hello() (MPIInfo, error) {
 	if l.f[2] != "2" {
 		return MPIInfo{}, r.errorf(l.line, l.col[2], ErrProtocol, "%q ranks, want 2", l.f[2])
 	}
-	return MPIInfo{Hosts: [2]string{l.f[3], l.f[4]}, Library: strings.Join(l.f[5:], " ")}, nil
+	return MPIInfo{Hosts: [2]string{l.f[3], l.f[4]}, Library: sim.LibraryName(strings.Join(l.f[5:], " "))}, nil
 }
 
 // batch reads the results of a batch of rounds of sizeBytes bytes into

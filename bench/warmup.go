@@ -208,7 +208,7 @@ func readWarmup(rd io.Reader, name string) (Warmup, error) {
 	if ver != strconv.Itoa(warmupVersion) {
 		return w, r.fail(len(warmupTag)+1, ErrProtocol, "version %q, want %d: rebuild it with 'make calibrate-deps'", ver, warmupVersion)
 	}
-	w.Library, w.Runs = lib, 1
+	w.Library, w.Runs = sim.LibraryName(lib), 1
 	if t, err = r.next(`"contact FIRST_NS WARM_NS"`); err != nil {
 		return w, err
 	}

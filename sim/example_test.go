@@ -261,3 +261,10 @@ func ExampleRecordBytes() {
 	// 96000000
 	// 192000000
 }
+
+// LibraryName makes the first line of MPI_Get_library_version one line
+// of single spaces, as gopsim stores and prints it.
+func ExampleLibraryName() {
+	fmt.Printf("%q\n", sim.LibraryName("MPICH Version:\t4.0.2\n"))
+	// Output: "MPICH Version: 4.0.2"
+}

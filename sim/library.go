@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // LibraryCosts are the one-time costs of an MPI library that a process
@@ -34,6 +35,14 @@ type LibraryCosts struct {
 	// over a warm call of it: one entry per function measured, sorted by
 	// name. A function not listed has none.
 	FirstCall []FirstCallCost `json:"first_call"`
+}
+
+// LibraryName returns an MPI library's name as the first line of
+// MPI_Get_library_version gives it, with every run of spaces and tabs
+// (MPICH writes "MPICH Version:\t4.0.2") made one space and none at
+// either end, as it is stored and printed.
+func LibraryName(line string) string {
+	return strings.Join(strings.Fields(line), " ")
 }
 
 // FirstCallCost is the extra cost, in ns, of the first call of an MPI

@@ -186,6 +186,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/gopsim/gopsim/sim"
 )
 
 // Versions of the format, one line each. Readers accept MinVersion
@@ -553,6 +555,7 @@ func (r *Reader) readHeader() error {
 	if r.h.Library, err = r.str("library"); err != nil {
 		return err
 	}
+	r.h.Library = sim.LibraryName(r.h.Library)
 	if r.h.Command, err = r.str("command"); err != nil {
 		return err
 	}
