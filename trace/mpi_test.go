@@ -660,12 +660,12 @@ func TestMPIEndings(t *testing.T) {
 	})
 }
 
-// MPICH is optional: this test runs when its compilers are installed
-// (Debian's mpich and libmpich-dev), CI or not. It builds the tracer and
-// the examples with MPICH itself and runs them on 2 ranks (MPICH
-// busy-polls: no more ranks than cores).
-func TestMPICH(t *testing.T) {
-	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich"} {
+// needMPICH returns the MPICH tracer library and the directory of the
+// MPICH examples, built with make tracer-mpich (bin/mpich/). MPICH is
+// optional: without its tools the caller skips, unless $CI is set.
+func needMPICH(t *testing.T) (lib, ex string) {
+	t.Helper()
+	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			msg := "MPICH is not installed (" + tool + "; make mpi-deps installs it as root)"
 			if os.Getenv("CI") != "" {
@@ -674,29 +674,36 @@ func TestMPICH(t *testing.T) {
 			t.Skip(msg)
 		}
 	}
-	tmp := t.TempDir()
-	lib := filepath.Join(tmp, "libgopsim-pmpi.so")
-	build := func(tool string, args ...string) {
-		if out, err := exec.Command(tool, args...).CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
+	mpichSetup.once.Do(func() {
+		root, err := filepath.Abs("..")
+		if err != nil {
+			mpichSetup.err = err
+			return
 		}
-	}
-	build("mpicc.mpich", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", "-o", lib,
-		filepath.Join("pmpi", "gopsim_pmpi.c"), filepath.Join("pmpi", "wrappers_gen.c"), "-ldl")
-	ex, err := filepath.Abs(filepath.Join("..", "examples", "mpi"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := func(name string) string { return filepath.Join(tmp, name) }
-	build("mpicc.mpich", "-O2", "-o", bin("pingpong"), filepath.Join(ex, "pingpong.c"))
-	build("mpicc.mpich", "-O2", "-o", bin("allreduce_loop"), filepath.Join(ex, "allreduce_loop.c"))
-	for _, f := range []string{"fring", "fring_f08"} {
-		cmd := exec.Command("mpif90.mpich", "-O2", "-o", bin(f), filepath.Join(ex, f+".f90"))
-		cmd.Dir = tmp // for the module files
+		cmd := exec.Command("make", "--no-print-directory", "-s", "-C", root, "tracer-mpich")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("mpif90.mpich %s: %v\n%s", f, err, out)
+			mpichSetup.err = fmt.Errorf("make tracer-mpich: %v\n%s", err, out)
+			return
 		}
+		mpichSetup.dir = filepath.Join(root, "bin", "mpich")
+	})
+	if mpichSetup.err != nil {
+		t.Fatal(mpichSetup.err)
 	}
+	return filepath.Join(mpichSetup.dir, "libgopsim-pmpi.so"), filepath.Join(mpichSetup.dir, "examples", "mpi")
+}
+
+var mpichSetup struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMPICH runs the examples built with MPICH (make tracer-mpich) on 2
+// ranks under MPICH's tracer (MPICH busy-polls: no more ranks than cores).
+func TestMPICH(t *testing.T) {
+	lib, ex := needMPICH(t)
+	bin := func(name string) string { return filepath.Join(ex, name) }
 	t.Run("pingpong", func(t *testing.T) {
 		checkPingPong(t, runProgram(t, "mpirun.mpich", nil, lib, 2, nil, bin("pingpong"), "20", "100"), 20, 100)
 	})
