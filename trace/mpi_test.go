@@ -699,6 +699,48 @@ var mpichSetup struct {
 	err  error
 }
 
+// TestMPIWrongLibrary preloads each library's tracer into the other's
+// programs: the tracer ends every rank at MPI_Init with one line naming
+// both libraries and the make target to use, before a handle of the
+// wrong mpi.h reaches the library (which failed with "Invalid
+// communicator" or a segmentation fault). In MPICH's Fortran 2008
+// program the tracer's Open MPI comes before MPICH in the lookup order.
+func TestMPIWrongLibrary(t *testing.T) {
+	root, openLib := needMPI(t)
+	if !mpiSetup.openMPI {
+		t.Skip("the default mpirun is not Open MPI's")
+	}
+	mpichLib, mpichEx := needMPICH(t)
+	const (
+		onMPICH   = "this tracer was built for Open MPI but the program runs MPICH (MPICH Version: "
+		onOpenMPI = "this tracer was built for MPICH but the program runs Open MPI (Open MPI v"
+	)
+	openEx := filepath.Join(root, "bin", "examples", "mpi")
+	for _, tc := range []struct {
+		name, mpirun, lib, prog, want string
+	}{
+		{"open-mpi-tracer/mpich-c", "mpirun.mpich", openLib, filepath.Join(mpichEx, "pingpong"), onMPICH},
+		{"open-mpi-tracer/mpich-f08", "mpirun.mpich", openLib, filepath.Join(mpichEx, "fring_f08"), onMPICH},
+		{"mpich-tracer/open-mpi-c", "mpirun", mpichLib, filepath.Join(openEx, "pingpong"), onOpenMPI},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, tc.mpirun, "-np", "2", tc.prog, "2", "8")
+			cmd.Env = append(os.Environ(), "LD_PRELOAD="+tc.lib, "GOPSIM_TRACE_DIR="+t.TempDir(),
+				"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the run succeeded:\n%s", out)
+			}
+			if n := strings.Count(string(out), "gopsim tracer: "); n != 1 || !strings.Contains(string(out), tc.want) ||
+				!strings.Contains(string(out), "build the tracer for the program's MPI (make tracer") {
+				t.Errorf("%d lines from the tracer, want 1 with %q and the make target:\n%s", n, tc.want, out)
+			}
+		})
+	}
+}
+
 // TestMPICH runs the examples built with MPICH (make tracer-mpich) on 2
 // ranks under MPICH's tracer (MPICH busy-polls: no more ranks than cores).
 func TestMPICH(t *testing.T) {
