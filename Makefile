@@ -191,7 +191,8 @@ bin/tracer-bench: trace/pmpi/bench/bench.c
 	$(MPICC) -O2 -Wall -o $@ $<
 
 # The same for MPICH, beside Open MPI: a tracer works only with the MPI
-# whose mpi.h it was built with, so MPICH programs need their own.
+# whose mpi.h it was built with (at MPI_Init it says so and ends the
+# program otherwise), so MPICH programs need their own.
 # `make tracer-mpich` builds into bin/mpich/ what `make tracer` and `make
 # calibrate-deps` build into bin/: the tracer, the examples
 # (bin/mpich/examples/mpi/) and gopsim-prtt, gopsim-pack and
