@@ -11,7 +11,7 @@ PKGS     := ./...
 APT_LOCK := -o DPkg::Lock::Timeout=600
 
 .PHONY: all build run test vet fmt fmt-check unit fuzz fuzz-short bench bench-apps validate deps clean
-.PHONY: tracer tracer-gen tracer-build tracer-bench mpi-deps
+.PHONY: tracer tracer-gen tracer-build tracer-bench tracer-mpich mpi-deps
 
 all: build
 
@@ -30,7 +30,7 @@ run: build
 
 # Everything CI runs: formatting, vet, all tests with -race, a short
 # fuzzing pass per fuzz target.
-test: deps tracer otf2-deps calibrate-deps ibverbs-build chromium-deps fmt-check vet unit fuzz-short
+test: deps tracer tracer-mpich otf2-deps calibrate-deps ibverbs-build chromium-deps fmt-check vet unit fuzz-short
 	@echo "make test: all checks passed"
 
 vet:
@@ -101,8 +101,9 @@ MPIF90   ?= mpif90
 TRACER   := bin/libgopsim-pmpi.so
 PMPI_SRC := trace/pmpi/gopsim_pmpi.c trace/pmpi/wrappers_gen.c
 PMPI_HDR := trace/pmpi/gopsim_pmpi.h trace/pmpi/funcs_gen.h
-MPI_EX_C := $(patsubst examples/mpi/%.c,bin/examples/mpi/%,$(wildcard examples/mpi/*.c))
-MPI_EX_F := $(patsubst examples/mpi/%.f90,bin/examples/mpi/%,$(wildcard examples/mpi/*.f90))
+MPI_EX   := bin/examples/mpi
+MPI_EX_C := $(patsubst examples/mpi/%.c,$(MPI_EX)/%,$(wildcard examples/mpi/*.c))
+MPI_EX_F := $(patsubst examples/mpi/%.f90,$(MPI_EX)/%,$(wildcard examples/mpi/*.f90))
 PMPI_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
 
 # Open MPI and gfortran from the distribution when they are missing: only
@@ -172,11 +173,11 @@ $(TRACER): $(PMPI_SRC) $(PMPI_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(PMPI_CFLAGS) -fPIC -shared -o $@.$$$$.tmp $(PMPI_SRC) -ldl && mv -f $@.$$$$.tmp $@
 
-bin/examples/mpi/%: examples/mpi/%.c
+$(MPI_EX)/%: examples/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -O2 -Wall -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
 
-bin/examples/mpi/%: examples/mpi/%.f90
+$(MPI_EX)/%: examples/mpi/%.f90
 	@mkdir -p $(dir $@)
 	$(MPIF90) -O2 -o $@.$$$$.tmp $< && mv -f $@.$$$$.tmp $@
 
@@ -188,6 +189,32 @@ tracer-bench: tracer bin/tracer-bench
 bin/tracer-bench: trace/pmpi/bench/bench.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -O2 -Wall -o $@ $<
+
+# The same for MPICH, beside Open MPI: a tracer works only with the MPI
+# whose mpi.h it was built with (at MPI_Init it says so and ends the
+# program otherwise), so MPICH programs need their own.
+# `make tracer-mpich` builds into bin/mpich/ what `make tracer` and `make
+# calibrate-deps` build into bin/: the tracer, the examples
+# (bin/mpich/examples/mpi/) and gopsim-prtt, gopsim-pack and
+# gopsim-warmup, with the same rules and MPICH's compilers (about 10 s,
+# then only what changed). make test runs it, so that every C file builds
+# warning-free with MPICH's mpi.h too. Without MPICH it says so and builds
+# nothing, unless $CI is set: then it fails.
+MPICH_CC  ?= mpicc.mpich
+MPICH_F90 ?= mpif90.mpich
+MPICH_BIN := bin/mpich
+
+tracer-mpich: mpi-deps tracer-gen
+	@if command -v $(MPICH_CC) >/dev/null 2>&1 && $(MPICH_F90) --version >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory MPICC=$(MPICH_CC) MPIF90=$(MPICH_F90) \
+	    TRACER=$(MPICH_BIN)/$(notdir $(TRACER)) MPI_EX=$(MPICH_BIN)/examples/mpi \
+	    PRTT=$(MPICH_BIN)/$(notdir $(PRTT)) PACK=$(MPICH_BIN)/$(notdir $(PACK)) \
+	    WARMUP=$(MPICH_BIN)/$(notdir $(WARMUP)) tracer-build calibrate-build; \
+	elif [ -n "$$CI" ]; then \
+	  echo "tracer-mpich: $(MPICH_CC) or $(MPICH_F90) is missing; CI is set, so MPICH must be installed (make mpi-deps as root)" >&2; exit 1; \
+	else \
+	  echo "tracer-mpich: $(MPICH_CC) or $(MPICH_F90) is missing: nothing built (Debian: apt-get install mpich libmpich-dev)" >&2; \
+	fi
 
 # ---- protobuf schemas (proto/) and their generated Go code ----
 
@@ -256,16 +283,19 @@ otf2-deps:
 # bin/gopsim-pack (bench/mpi/pack.c) likewise (--pack-bin), and the mpi
 # backend's one-time cost probe bin/gopsim-warmup (bench/mpi/warmup.c,
 # --warmup-bin). Built with the default mpicc, the one whose mpirun runs
-# them; for MPICH: make calibrate-deps MPICC=mpicc.mpich
-# PRTT=bin/gopsim-prtt.mpich PACK=bin/gopsim-pack.mpich WARMUP=bin/gopsim-warmup.mpich.
+# them; `make tracer-mpich` builds MPICH's in bin/mpich/ (give them with
+# --prtt-bin, --pack-bin, --warmup-bin).
 PRTT        ?= bin/gopsim-prtt
 PACK        ?= bin/gopsim-pack
 WARMUP      ?= bin/gopsim-warmup
 PRTT_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
 
-.PHONY: calibrate-deps ibverbs-deps ibverbs-build
+.PHONY: calibrate-deps calibrate-build ibverbs-deps ibverbs-build
 calibrate-deps: mpi-deps
-	@$(MAKE) --no-print-directory $(PRTT) $(PACK) $(WARMUP)
+	@$(MAKE) --no-print-directory calibrate-build
+
+calibrate-build: $(PRTT) $(PACK) $(WARMUP)
+	@:
 
 $(PRTT): bench/mpi/prtt.c bench/mpi/util.h
 	@mkdir -p $(dir $@)

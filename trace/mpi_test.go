@@ -660,12 +660,12 @@ func TestMPIEndings(t *testing.T) {
 	})
 }
 
-// MPICH is optional: this test runs when its compilers are installed
-// (Debian's mpich and libmpich-dev), CI or not. It builds the tracer and
-// the examples with MPICH itself and runs them on 2 ranks (MPICH
-// busy-polls: no more ranks than cores).
-func TestMPICH(t *testing.T) {
-	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich"} {
+// needMPICH returns the MPICH tracer library and the directory of the
+// MPICH examples, built with make tracer-mpich (bin/mpich/). MPICH is
+// optional: without its tools the caller skips, unless $CI is set.
+func needMPICH(t *testing.T) (lib, ex string) {
+	t.Helper()
+	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			msg := "MPICH is not installed (" + tool + "; make mpi-deps installs it as root)"
 			if os.Getenv("CI") != "" {
@@ -674,29 +674,78 @@ func TestMPICH(t *testing.T) {
 			t.Skip(msg)
 		}
 	}
-	tmp := t.TempDir()
-	lib := filepath.Join(tmp, "libgopsim-pmpi.so")
-	build := func(tool string, args ...string) {
-		if out, err := exec.Command(tool, args...).CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
+	mpichSetup.once.Do(func() {
+		root, err := filepath.Abs("..")
+		if err != nil {
+			mpichSetup.err = err
+			return
 		}
-	}
-	build("mpicc.mpich", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", "-o", lib,
-		filepath.Join("pmpi", "gopsim_pmpi.c"), filepath.Join("pmpi", "wrappers_gen.c"), "-ldl")
-	ex, err := filepath.Abs(filepath.Join("..", "examples", "mpi"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := func(name string) string { return filepath.Join(tmp, name) }
-	build("mpicc.mpich", "-O2", "-o", bin("pingpong"), filepath.Join(ex, "pingpong.c"))
-	build("mpicc.mpich", "-O2", "-o", bin("allreduce_loop"), filepath.Join(ex, "allreduce_loop.c"))
-	for _, f := range []string{"fring", "fring_f08"} {
-		cmd := exec.Command("mpif90.mpich", "-O2", "-o", bin(f), filepath.Join(ex, f+".f90"))
-		cmd.Dir = tmp // for the module files
+		cmd := exec.Command("make", "--no-print-directory", "-s", "-C", root, "tracer-mpich")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("mpif90.mpich %s: %v\n%s", f, err, out)
+			mpichSetup.err = fmt.Errorf("make tracer-mpich: %v\n%s", err, out)
+			return
 		}
+		mpichSetup.dir = filepath.Join(root, "bin", "mpich")
+	})
+	if mpichSetup.err != nil {
+		t.Fatal(mpichSetup.err)
 	}
+	return filepath.Join(mpichSetup.dir, "libgopsim-pmpi.so"), filepath.Join(mpichSetup.dir, "examples", "mpi")
+}
+
+var mpichSetup struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMPIWrongLibrary preloads each library's tracer into the other's
+// programs: the tracer ends every rank at MPI_Init with one line naming
+// both libraries and the make target to use, before a handle of the
+// wrong mpi.h reaches the library (which failed with "Invalid
+// communicator" or a segmentation fault). In MPICH's Fortran 2008
+// program the tracer's Open MPI comes before MPICH in the lookup order.
+func TestMPIWrongLibrary(t *testing.T) {
+	root, openLib := needMPI(t)
+	if !mpiSetup.openMPI {
+		t.Skip("the default mpirun is not Open MPI's")
+	}
+	mpichLib, mpichEx := needMPICH(t)
+	const (
+		onMPICH   = "this tracer was built for Open MPI but the program runs MPICH (MPICH Version: "
+		onOpenMPI = "this tracer was built for MPICH but the program runs Open MPI (Open MPI v"
+	)
+	openEx := filepath.Join(root, "bin", "examples", "mpi")
+	for _, tc := range []struct {
+		name, mpirun, lib, prog, want string
+	}{
+		{"open-mpi-tracer/mpich-c", "mpirun.mpich", openLib, filepath.Join(mpichEx, "pingpong"), onMPICH},
+		{"open-mpi-tracer/mpich-f08", "mpirun.mpich", openLib, filepath.Join(mpichEx, "fring_f08"), onMPICH},
+		{"mpich-tracer/open-mpi-c", "mpirun", mpichLib, filepath.Join(openEx, "pingpong"), onOpenMPI},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, tc.mpirun, "-np", "2", tc.prog, "2", "8")
+			cmd.Env = append(os.Environ(), "LD_PRELOAD="+tc.lib, "GOPSIM_TRACE_DIR="+t.TempDir(),
+				"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the run succeeded:\n%s", out)
+			}
+			if n := strings.Count(string(out), "gopsim tracer: "); n != 1 || !strings.Contains(string(out), tc.want) ||
+				!strings.Contains(string(out), "build the tracer for the program's MPI (make tracer") {
+				t.Errorf("%d lines from the tracer, want 1 with %q and the make target:\n%s", n, tc.want, out)
+			}
+		})
+	}
+}
+
+// TestMPICH runs the examples built with MPICH (make tracer-mpich) on 2
+// ranks under MPICH's tracer (MPICH busy-polls: no more ranks than cores).
+func TestMPICH(t *testing.T) {
+	lib, ex := needMPICH(t)
+	bin := func(name string) string { return filepath.Join(ex, name) }
 	t.Run("pingpong", func(t *testing.T) {
 		checkPingPong(t, runProgram(t, "mpirun.mpich", nil, lib, 2, nil, bin("pingpong"), "20", "100"), 20, 100)
 	})

@@ -47,7 +47,9 @@ Rank files already in DIR are removed first. Example:
 mpirun passes the environment to the ranks it starts on this node; for
 other nodes add Open MPI's -x LD_PRELOAD -x GOPSIM_TRACE_DIR (MPICH's
 mpiexec passes it everywhere), with DIR on a shared file system.
-Build the library with 'make tracer' (bin/`+TracerLib+`).
+Build the library with 'make tracer' (bin/`+TracerLib+`, for the default
+mpicc's MPI); a program of MPICH needs MPICH's, 'make tracer-mpich'
+(bin/mpich/`+TracerLib+`, given with --lib).
 
 Flags:
 `)

@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1009,6 +1010,121 @@ static void gp_cmdline(void)
 		if (cmd[i] == 0)
 			cmd[i] = ' ';
 	gp_bytes(cmd, n);
+}
+
+/* The tracer is built against one MPI's mpi.h, whose handles mean
+ * nothing to another library. Preloaded into a program of the other, it
+ * brings its own library along, so the process holds both; which one a
+ * call reaches depends on the lookup order (a C program's library comes
+ * first, but a Fortran program's libmpich, a dependency of libmpichfort,
+ * comes after the tracer's libmpi), and the first call with a handle
+ * fails obscurely: MPICH's with "Invalid communicator", Open MPI's with a
+ * segmentation fault. gp_check_library, at MPI_Init before the library's
+ * own, asks every loaded MPI library its MPI_Get_library_version (which
+ * takes no handle and may be called before MPI_Init) and, when one is of
+ * the other family than the header's (Open MPI, or MPICH and the
+ * libraries built on it, as trace.LibraryOf groups them), says so in one
+ * line, from rank 0 as far as the launcher tells, and exits with status
+ * 1. A library it does not know passes. The string's buffer is sized for
+ * any library, not by this header's MPI_MAX_LIBRARY_VERSION_STRING: Open
+ * MPI's is 256, and MPICH writes up to its own, 8192. */
+#if defined(OMPI_MAJOR_VERSION)
+#define GP_BUILT_FOR "Open MPI"
+#elif defined(MPICH_VERSION)
+#define GP_BUILT_FOR "MPICH"
+#else
+#define GP_BUILT_FOR ""
+#endif
+
+/* gp_library_family returns "Open MPI", "MPICH" or "" for a library
+ * version string. */
+static const char *gp_library_family(const char *lib)
+{
+	if (strcasestr(lib, "open mpi"))
+		return "Open MPI";
+	if (strcasestr(lib, "mpich") || strcasestr(lib, "mvapich") || strcasestr(lib, "intel(r) mpi"))
+		return "MPICH";
+	return "";
+}
+
+/* gp_launcher_rank0 reports whether the launcher's environment names this
+ * process rank 0, or names no rank. */
+static int gp_launcher_rank0(void)
+{
+	static const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return strcmp(v, "0") == 0;
+	}
+	return 1;
+}
+
+typedef int (*gp_version_fn)(char *, int *);
+
+/* gp_other_library returns the family of a loaded MPI library of another
+ * family than built, and its version string in buf (size bytes), or NULL.
+ * Each loaded object's
+ * PMPI_Get_library_version (its own or its dependencies') is asked once. */
+static const char *gp_other_library(const char *built, char *buf, size_t size)
+{
+	void *self = dlopen(NULL, RTLD_LAZY);
+	struct link_map *lm = NULL;
+	gp_version_fn seen[16];
+	int nseen = 0;
+	const char *other = NULL;
+
+	if (!self || dlinfo(self, RTLD_DI_LINKMAP, &lm) != 0)
+		return NULL;
+	for (; lm && !other; lm = lm->l_next) {
+		if (!lm->l_name || !lm->l_name[0])
+			continue;
+		void *h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		gp_version_fn fn = (gp_version_fn)dlsym(h, "PMPI_Get_library_version");
+		int i = 0;
+		while (i < nseen && seen[i] != fn)
+			i++;
+		if (fn && i == nseen && nseen < 16) {
+			int n = 0;
+			seen[nseen++] = fn;
+			buf[0] = 0;
+			if (fn(buf, &n) == MPI_SUCCESS) {
+				buf[size - 1] = 0;
+				const char *f = gp_library_family(buf);
+				if (f[0] && strcmp(f, built) != 0)
+					other = f;
+			}
+		}
+		dlclose(h);
+	}
+	dlclose(self);
+	return other;
+}
+
+void gp_check_library(void)
+{
+	static const char built[] = GP_BUILT_FOR;
+	static char lib[1 << 16];
+
+	if (!built[0])
+		return;
+	const char *runs = gp_other_library(built, lib, sizeof lib);
+	if (!runs)
+		return;
+	lib[strcspn(lib, ",\n")] = 0; /* "Open MPI v4.1.4", "MPICH Version:\t4.0.2" */
+	for (char *p = lib; *p; p++)
+		if (*p == '\t')
+			*p = ' ';
+	if (gp_launcher_rank0())
+		fprintf(stderr,
+			"gopsim tracer: this tracer was built for %s but the program runs %s (%s): "
+			"build the tracer for the program's MPI (%s) and give it with gopsim trace --lib\n",
+			built, runs, lib,
+			strcmp(runs, "MPICH") == 0 ? "make tracer-mpich: bin/mpich/libgopsim-pmpi.so"
+						   : "make tracer with Open MPI's mpicc: bin/libgopsim-pmpi.so");
+	_exit(1);
 }
 
 /* gp_start opens the rank's file and writes the header. */

@@ -292,6 +292,7 @@ extern __thread int gp_depth __attribute__((tls_model("initial-exec")));
 void gp_lock_slow(void);
 void gp_unlock_slow(void);
 int64_t gp_now(void);
+void gp_check_library(void);
 
 /* gp_enter reports whether the call is to be recorded: the tracer is
  * active and this is not a call made from inside a wrapper. */
@@ -303,12 +304,15 @@ static inline int gp_enter(void)
 	return 1;
 }
 
-/* gp_enter_init is gp_enter for MPI_Init and MPI_Init_thread. */
+/* gp_enter_init is gp_enter for MPI_Init and MPI_Init_thread. It first
+ * ends the process if the program runs another MPI than the one the
+ * tracer was built for (gp_check_library), before the library's MPI_Init. */
 static inline int gp_enter_init(void)
 {
 	if (gp_depth)
 		return 0;
 	gp_depth = 1;
+	gp_check_library();
 	return 1;
 }
 
