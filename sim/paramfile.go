@@ -65,7 +65,8 @@ const maxParamFile = 64 << 20
 //
 //	"ranges": [{"min_bytes": 0, "max_bytes": 12288, "L_ns": 2500, "o_ns": 1500, "g_ns": 5140, "G_ns_per_byte": 1, "O_ns_per_byte": 0}, ...]
 //
-// and "alphabeta", "logfp", "plogp" and "log3p" the parameters of those
+// where every range gives all seven keys (a key left out is an error, not
+// 0); and "alphabeta", "logfp", "plogp" and "log3p" the parameters of those
 // models (docs/models.md), each a section with its own keys:
 //
 //	"alphabeta": {"alpha_ns": 5500, "beta_ns_per_byte": 6}
@@ -297,9 +298,24 @@ func (d *strictDecoder) object(v reflect.Value, t json.Token, off int64, key str
 			return err
 		}
 	}
+	if typ == rangeType && len(seen) < typ.NumField() {
+		var missing []string
+		for _, k := range keysOf(typ) {
+			if !seen[k] {
+				missing = append(missing, strconv.Quote(k))
+			}
+		}
+		return d.errAt(d.next(), "%s: missing %s: a range gives every one of %s (0 is written, not left out)",
+			keyName(key), strings.Join(missing, ", "), strings.Join(keysOf(typ), ", "))
+	}
 	_, _, err := d.token() // '}'
 	return err
 }
+
+// rangeType is the type of a size range, whose keys are all required: a
+// range that left G out would otherwise run with G = 0, an infinitely
+// fast network, for its sizes.
+var rangeType = reflect.TypeOf(Range{})
 
 // fieldOf returns the index of the field of struct type typ whose json
 // name is exactly k, or -1.

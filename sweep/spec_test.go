@@ -231,7 +231,7 @@ func TestSpecErrors(t *testing.T) {
 		{"point in grid", "s.toml", in + "[grid]\nL_ns = [1, 2]\n[[points]]\nL_ns = 2\n", "s.toml:4:", "points[0] is grid point 1 again"},
 		{"params unknown key", "s.toml", in + "[params]\nL_ns = 1\nl_ns = 2\n[grid]\nL_ns = [1]\n", "s.toml:4:1: ", `params: unknown key "l_ns"`},
 		{"params bad value", "s.toml", in + "[params]\nS_bytes = -5\n[grid]\nL_ns = [1]\n", "s.toml:3:11: ", "S_bytes: -5 outside"},
-		{"params bad range", "s.toml", in + "[params]\n[[params.ranges]]\nmin_bytes = 10\nmax_bytes = 1\n[grid]\nL_ns = [1]\n", "s.toml:2:", "min_bytes 10 above max_bytes 1"},
+		{"params bad range", "s.toml", in + "[params]\n[[params.ranges]]\nmin_bytes = 10\nmax_bytes = 1\nL_ns = 1\no_ns = 1\ng_ns = 1\nG_ns_per_byte = 1\nO_ns_per_byte = 0\n[grid]\nL_ns = [1]\n", "s.toml:2:", "min_bytes 10 above max_bytes 1"},
 		{"params file missing", "s.toml", in + "params = \"nope.json\"\n[grid]\nL_ns = [1]\n", "s.toml:2:10: ", "nope.json"},
 		{"json syntax", "s.json", "{\n  \"input\": \"a.goal\",\n  \"grid\": {\"L_ns\": [1,]}\n}\n", "s.json:3:", "invalid character"},
 		{"json truncated", "s.json", "{\n  \"input\": \"a.goal\",\n", "s.json:", "unexpected end"},
