@@ -125,6 +125,9 @@ type ConvertStats struct {
 	// peer) and LibraryCommCreates communicators created (one per member).
 	LibraryNs                                              int64
 	LibraryFirstCalls, LibraryContacts, LibraryCommCreates int64
+	// LibraryNote, when the one-time costs were measured with another
+	// library than the trace names, says which two.
+	LibraryNote string
 }
 
 // Convert turns the trace d into a GOAL schedule, handing the blocks to
@@ -180,6 +183,9 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 	}
 	st := newStats(d.NumRanks())
 	st.CollRules, st.CollNote = rules.String(), note
+	if c, t := opt.LibraryCosts, LibraryOf(d); c != nil && c.Name != "" && t != "" && sim.LibraryName(c.Name) != sim.LibraryName(t) {
+		st.LibraryNote = fmt.Sprintf("the one-time costs charged were measured with %s, the trace was made with %s", sim.LibraryName(c.Name), sim.LibraryName(t))
+	}
 	results := convertRanks(d, &opt, algs, rules)
 	defer results.stop()
 	for r := 0; r < d.NumRanks(); r++ {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -102,5 +103,33 @@ func TestConvertCollSelect(t *testing.T) {
 	}
 	if _, err := trace.Convert(collTrace(t, ""), trace.ConvertOptions{CollSelect: "lam"}, func(*goal.RankBlock) error { return nil }); err == nil || !strings.Contains(err.Error(), "openmpi, mpich or auto") {
 		t.Errorf("--coll-select lam: %v", err)
+	}
+}
+
+// TestConvertLibraryNote: one-time costs measured with another library
+// than the trace's are charged, with a note naming both; the same library
+// (its name up to spacing) or a trace that names none gives no note.
+func TestConvertLibraryNote(t *testing.T) {
+	for _, tc := range []struct {
+		name, traced, measured string
+		note                   bool
+	}{
+		{"other library", openMPILib, mpichLib, true},
+		{"same library", mpichLib, "MPICH Version: 4.0.2", false},
+		{"trace names none", "", mpichLib, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lib := &sim.LibraryCosts{Name: tc.measured, FirstContactNs: 1000}
+			_, st := convert(t, collTrace(t, tc.traced), trace.ConvertOptions{LibraryCosts: lib})
+			if (st.LibraryNote != "") != tc.note {
+				t.Errorf("note %q, want one: %v", st.LibraryNote, tc.note)
+			}
+			if tc.note && (!strings.Contains(st.LibraryNote, "MPICH Version: 4.0.2") || !strings.Contains(st.LibraryNote, "Open MPI v4.1.4")) {
+				t.Errorf("note %q does not name both libraries", st.LibraryNote)
+			}
+			if st.LibraryContacts == 0 {
+				t.Errorf("the costs were not charged: %+v", st)
+			}
+		})
 	}
 }

@@ -123,6 +123,9 @@ func logStandIns(log io.Writer, st *trace.ConvertStats) {
 		fmt.Fprintf(log, "the library's one-time costs, charged as computation: %s in all ranks (%d first calls, %d first contacts with a peer, %d communicator creations)\n",
 			sim.FormatDuration(float64(st.LibraryNs)), st.LibraryFirstCalls, st.LibraryContacts, st.LibraryCommCreates)
 	}
+	if st.LibraryNote != "" {
+		fmt.Fprintf(log, "warning: %s: a calibration with the trace's library would describe it (gopsim calibrate --backend mpi under that library)\n", st.LibraryNote)
+	}
 }
 
 // libraryCostsFlag is --library-costs: a parameter file whose "library"
