@@ -260,6 +260,9 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	if o.DryRun {
 		return sweepDryRun(spec, o.Shard, out, stdout)
 	}
+	if err := checkSweepInput(spec.InputPath()); err != nil {
+		return err
+	}
 	stream := o.Stream == "on"
 	if o.Stream == "auto" || o.Stream == "" {
 		why, err := sweepStreams(spec, o.Shard, o.Workers)

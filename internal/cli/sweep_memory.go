@@ -20,6 +20,16 @@ var errSized = errors.New("sized")
 // one: its program takes about as many bytes as its text, 0.8 to 0.9
 // times on LAMMPS and Schedgen files; Ops and Edges are then unknown,
 // -1). A pipe, which only the sweep may read, has no size (0 bytes).
+// checkSweepInput refuses a directory as a sweep's input (a trace,
+// most likely) with what to do instead; other errors are left to the
+// reading.
+func checkSweepInput(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("input %s is a directory (a trace?); a sweep's input is a schedule, GOAL text or binary: convert or extrapolate the trace first (gopsim convert %s s.bin)", path, path)
+	}
+	return nil
+}
+
 func scheduleSize(path string) (sim.ProgramSize, error) {
 	f, err := os.Open(path)
 	if err != nil {
