@@ -280,6 +280,11 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	if given["launches"] && (o.Config.Launches < 1 || o.Config.Launches > o.Config.Passes) {
 		return usageErr("--launches %d: want 1..%d (the passes; more passes with --passes)", o.Config.Launches, o.Config.Passes)
 	}
+	if o.Listen == "" {
+		if err := o.checkOutputs(); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	defer handleSignals(os.Interrupt)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -288,6 +293,38 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	return ExitOK
+}
+
+// tablePath is where the raw PRTT table goes: --table, else the -o name
+// with .prtt.csv for .json, else prtt.csv.
+func (o *CalibrateOptions) tablePath() string {
+	switch {
+	case o.Table != "":
+		return o.Table
+	case o.Output != "":
+		return strings.TrimSuffix(o.Output, ".json") + ".prtt.csv"
+	}
+	return "prtt.csv"
+}
+
+// checkOutputs refuses, before anything is measured, outputs that could
+// not be written after it: a file in a directory that does not exist, a
+// plot in a format that cannot be drawn.
+func (o *CalibrateOptions) checkOutputs() error {
+	if o.Plot != "" {
+		if err := checkPlotName("--plot", o.Plot); err != nil {
+			return err
+		}
+		if err := checkOutputDir("--plot", o.Plot); err != nil {
+			return err
+		}
+	}
+	if o.Output != "" {
+		if err := checkOutputDir("-o", o.Output); err != nil {
+			return err
+		}
+	}
+	return checkOutputDir("--table", o.tablePath())
 }
 
 func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
@@ -302,6 +339,12 @@ func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	o.Table = pos[0]
+	if o.Plot != "" {
+		if err := checkPlotName("--plot", o.Plot); err != nil {
+			fmt.Fprintf(stderr, "gopsim calibrate fit: %v\n", err)
+			return ExitUsage
+		}
+	}
 	if err := CalibrateFit(o, stdout, stderr); err != nil {
 		printErr(stderr, "calibrate fit", err)
 		return ExitError
@@ -331,12 +374,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		}
 		return serveCalibration(ctx, o, stdout, stderr)
 	}
-	if o.Table == "" {
-		o.Table = "prtt.csv"
-		if o.Output != "" {
-			o.Table = strings.TrimSuffix(o.Output, ".json") + ".prtt.csv"
-		}
-	}
+	o.Table = o.tablePath()
 	if o.Config.Sizes == nil && o.Backend == "mpi" {
 		o.Config.Sizes = bench.DefaultMPISizes
 	}
@@ -530,18 +568,23 @@ func fitAndWrite(tab bench.Table, src bench.Source, opt bench.FitOptions, lib *s
 	for _, w := range pf.Warnings {
 		fmt.Fprintf(stderr, "gopsim calibrate: warning: %s\n", w)
 	}
-	if plot != "" {
-		if err := pf.WritePlotFile(plot); err != nil {
+	// The parameters first: a plot that cannot be written does not cost
+	// the fit.
+	if output == "" {
+		if err := pf.Write(stdout); err != nil {
 			return err
 		}
-	}
-	if output == "" {
-		return pf.Write(stdout)
-	}
-	if err := pf.WriteFile(output); err != nil {
+	} else if err := pf.WriteFile(output); err != nil {
 		return err
 	}
-	summarize(stdout, pf, output, plot)
+	if plot != "" {
+		if err := pf.WritePlotFile(plot); err != nil {
+			return fmt.Errorf("--plot %s: %w (the parameters are written)", plot, err)
+		}
+	}
+	if output != "" {
+		summarize(stdout, pf, output, plot)
+	}
 	return nil
 }
 

@@ -8,7 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gopsim/gopsim/goal"
@@ -216,4 +219,29 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	m := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
 	return m
+}
+
+// checkPlotName refuses an image file name the plots cannot be written to
+// (gonum/plot chooses the format by the extension), before the work whose
+// result it would show.
+func checkPlotName(flagName, path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg", ".pdf":
+		return nil
+	}
+	return fmt.Errorf("%s %s: the name must end in .png, .svg or .pdf", flagName, path)
+}
+
+// checkOutputDir refuses an output file whose directory does not exist
+// (or is not one), before the work whose result it would hold.
+func checkOutputDir(flagName, path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: its directory: %w", flagName, path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flagName, path, dir)
+	}
+	return nil
 }

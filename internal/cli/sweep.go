@@ -387,10 +387,8 @@ func runSweepPlot(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim sweep plot: expected one result CSV, --x COLUMN and -o FILE.png|.svg|.pdf")
 		return ExitUsage
 	}
-	switch strings.ToLower(filepath.Ext(out)) {
-	case ".png", ".svg", ".pdf":
-	default:
-		fmt.Fprintf(stderr, "gopsim sweep plot: -o %s: the name must end in .png, .svg or .pdf\n", out)
+	if err := checkPlotName("-o", out); err != nil {
+		fmt.Fprintf(stderr, "gopsim sweep plot: %v\n", err)
 		return ExitUsage
 	}
 	if err := sweep.PlotFile(out, pos[0], o); err != nil {
