@@ -134,14 +134,17 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 
 // simReport is the JSON result of `gopsim sim --json`.
 type simReport struct {
-	Input    string     `json:"input"`
-	Format   string     `json:"format"`
-	NumRanks int        `json:"num_ranks"`
-	NumOps   int        `json:"num_ops"`
-	CPUs     int        `json:"cpus_per_rank"`
-	NICs     int        `json:"nics_per_rank"`
-	Model    string     `json:"model"`
-	Params   sim.Params `json:"params"`
+	Input    string `json:"input"`
+	Format   string `json:"format"`
+	NumRanks int    `json:"num_ranks"`
+	NumOps   int    `json:"num_ops"`
+	CPUs     int    `json:"cpus_per_rank"`
+	NICs     int    `json:"nics_per_rank"`
+	Model    string `json:"model"`
+	// ParamsFile is --params, the file Params were read from (with the
+	// flags given over it); absent without one.
+	ParamsFile string     `json:"params_file,omitempty"`
+	Params     sim.Params `json:"params"`
 	// GBandwidth is params' G_ns_per_byte as a bandwidth ("166.7 MB/s").
 	GBandwidth string  `json:"G_bandwidth"`
 	MaxTime    int64   `json:"max_time_ns"`
@@ -282,7 +285,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	rate := float64(res.Events) / max(wall.Seconds(), 1e-9)
 	if o.JSON {
 		rep := simReport{Input: name, Format: format.String(), NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs,
-			NICs: p.NumNICs, Model: o.Model.name(), Params: o.Model.params(o.Params), GBandwidth: sim.FormatBandwidth(o.Params.GapPerByte), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
+			NICs: p.NumNICs, Model: o.Model.name(), ParamsFile: o.ParamsFile, Params: o.Model.params(o.Params), GBandwidth: sim.FormatBandwidth(o.Params.GapPerByte), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
 			PerRank: res.PerRank, Events: res.Events, QueueOps: res.QueueOps, Noise: noiseRep, Network: netRep, Stream: o.Memory.report(p)}
 		outs.fill(&rep)
 		if o.Timing {
