@@ -175,10 +175,11 @@ func (p *Program) label(r int, g int32) string {
 }
 
 // sizeLimit is the largest size the engine takes for an op of kind k:
-// larger ones could overflow its int64 arithmetic.
+// larger ones could overflow its int64 arithmetic, and a calc's must fit
+// the record's 62 bits of size (2^62 itself would be kept as 0 ns).
 func sizeLimit(k goal.Kind) uint64 {
 	if k == goal.Calc {
-		return 1 << 62
+		return sizeMask
 	}
 	return MaxMessage
 }

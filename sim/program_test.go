@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
@@ -302,5 +303,51 @@ func TestInlineWord(t *testing.T) {
 		if m := furthestSuccessor(ed, nil, c.op); m != far {
 			t.Errorf("%s: furthest successor %d, want %d", c.name, m, far)
 		}
+	}
+}
+
+// TestCalcSizeLimit: a calc of 2^62 ns, one more than the record's 62 bits
+// of size hold, is refused in memory and streamed (it was kept as 0 ns),
+// and one of 2^62-1 is read (the run then stops at MaxTime).
+func TestCalcSizeLimit(t *testing.T) {
+	for _, tc := range []struct {
+		size uint64
+		want string
+	}{
+		{1 << 62, "calc 4611686018427387904 beyond the supported 4611686018427387903"},
+		{1<<62 - 1, "beyond the largest time"},
+	} {
+		s := goal.NewSchedule(1)
+		var b goal.RankBlock
+		b.Reset(0)
+		b.Ops = append(b.Ops, goal.Op{Kind: goal.Calc, Size: tc.size}, goal.Op{Kind: goal.Calc, Size: 5})
+		b.DepStart = append(b.DepStart, 0, 0, 0)
+		if err := s.AppendRank(&b); err != nil {
+			t.Fatal(err)
+		}
+		var bin bytes.Buffer
+		if err := goal.WriteBinary(&bin, s); err != nil {
+			t.Fatal(err)
+		}
+		data := bin.Bytes()
+		p, err := ReadProgram(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ReadProgramStream(bytes.NewReader(data), StreamOptions{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, run := range map[string]func() (*Result, error){
+			"Run":       func() (*Result, error) { return Run(s, Options{Params: DefaultParams()}) },
+			"in memory": func() (*Result, error) { return p.Run(Options{Params: DefaultParams()}) },
+			"streamed":  func() (*Result, error) { return q.Run(Options{Params: DefaultParams()}) },
+		} {
+			res, err := run()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("calc %d, %s: %v, %v; want an error with %q", tc.size, name, res, err, tc.want)
+			}
+		}
+		q.Close()
 	}
 }
