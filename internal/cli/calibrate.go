@@ -345,6 +345,12 @@ func runCalibrateFit(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	for _, out := range []struct{ flag, path string }{{"-o", o.Output}, {"--plot", o.Plot}} {
+		if err := checkNotInput(out.flag, out.path, o.Table); err != nil {
+			fmt.Fprintf(stderr, "gopsim calibrate fit: %v\n", err)
+			return ExitUsage
+		}
+	}
 	if err := CalibrateFit(o, stdout, stderr); err != nil {
 		printErr(stderr, "calibrate fit", err)
 		return ExitError

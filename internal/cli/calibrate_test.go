@@ -211,6 +211,7 @@ func TestCalibrateErrors(t *testing.T) {
 		{"fit missing table", []string{"calibrate", "fit", filepath.Join(dir, "none.csv")}, ExitError, "no such file"},
 		{"fit bad table", []string{"calibrate", "fit", bad}, ExitError, bad + ":3:7: prtt_ns=-5 outside"},
 		{"fit one size", []string{"calibrate", "fit", one}, ExitError, "cannot fit: 1 message sizes"},
+		{"fit onto its table", []string{"calibrate", "fit", table, "-o", table}, ExitUsage, "-o " + table + " is an input of this command"},
 		{"fit bad plot", []string{"calibrate", "fit", table, "--plot", filepath.Join(dir, "p.txt")}, ExitUsage, "the name must end in .png, .svg or .pdf"},
 		{"fit plot not written", []string{"calibrate", "fit", table, "--plot", filepath.Join(dir, "none", "p.png")}, ExitError, "(the parameters are written)"},
 		{"peer refuses", []string{"calibrate", "--peer", "127.0.0.1:1", "-o", filepath.Join(dir, "x.json")}, ExitError, "connect"},

@@ -245,3 +245,31 @@ func checkOutputDir(flagName, path string) error {
 	}
 	return nil
 }
+
+// checkNotInput refuses an output file that is one of the command's
+// inputs (the same file by any path): writing it would destroy the input,
+// which is read before or while the output is written.
+func checkNotInput(flagName, out string, inputs ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	for _, in := range inputs {
+		if in != "" && samePath(out, in) {
+			return fmt.Errorf("%s %s is an input of this command: writing it would destroy the input; give another file", flagName, out)
+		}
+	}
+	return nil
+}
+
+// samePath says whether a and b name the same file: the same existing
+// file, or the same absolute path.
+func samePath(a, b string) bool {
+	fa, ea := os.Stat(a)
+	fb, eb := os.Stat(b)
+	if ea == nil && eb == nil {
+		return os.SameFile(fa, fb)
+	}
+	aa, ea := filepath.Abs(a)
+	ab, eb := filepath.Abs(b)
+	return ea == nil && eb == nil && aa == ab
+}

@@ -96,6 +96,14 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "merge", err)
 		return ExitUsage
 	}
+	if err := checkNotInput("-o", o.Output, o.Jobs...); err != nil {
+		printErr(stderr, "merge", err)
+		return ExitUsage
+	}
+	if err := checkNotInput("--map", o.Map, append([]string{o.Output}, o.Jobs...)...); err != nil {
+		printErr(stderr, "merge", err)
+		return ExitUsage
+	}
 	if err := Merge(o, stderr); err != nil {
 		printErr(stderr, "merge", err)
 		return ExitError

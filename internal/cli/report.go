@@ -85,6 +85,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "report", err)
 		return ExitUsage
 	}
+	if err := checkNotInput("-o", o.Output, append([]string{o.Result, o.Timeline}, o.Sweeps...)...); err != nil {
+		printErr(stderr, "report", err)
+		return ExitUsage
+	}
 	o.Report.Generator = "gopsim " + versionString()
 	if err := Report(o, stdout); err != nil {
 		printErr(stderr, "report", err)

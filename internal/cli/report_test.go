@@ -34,6 +34,8 @@ func TestReport(t *testing.T) {
 		{name: "bad timeline", args: []string{"report", "-o", out, "--timeline", res, res}, code: ExitError, stderr: `no "traceEvents" array`, noOutput: true},
 		{name: "bad sweep", args: []string{"report", "-o", out, "--sweep", res, res}, code: ExitError, stderr: "ring4.json:", noOutput: true},
 		{name: "missing", args: []string{"report", "-o", out, filepath.Join(dir, "nosuch.json")}, code: ExitError, stderr: "nosuch.json", noOutput: true},
+		{name: "output is the result", args: []string{"report", "-o", res, res}, code: ExitUsage, stderr: "is an input of this command", noOutput: true},
+		{name: "output is the timeline", args: []string{"report", "-o", tl, "--timeline", tl, res}, code: ExitUsage, stderr: "is an input of this command", noOutput: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -225,6 +225,9 @@ func Sim(o SimOptions, w io.Writer) error {
 	if o.Timing && !o.JSON {
 		return fmt.Errorf("--timing adds wall time to --json's output; without --json the log (stderr) shows it")
 	}
+	if err := o.Outputs.checkNotInputs(o.Input, o.ParamsFile, o.Noise.traceFile); err != nil {
+		return err
+	}
 	if err := o.Memory.check(); err != nil {
 		return err
 	}

@@ -78,6 +78,21 @@ func (s *simOutputs) options(opt *sim.Options, numRanks int) error {
 
 // recordPerOp is what the per-op record the outputs need takes per op in
 // a run in memory under params (sim.RecordBytes), 0 when they need none.
+// checkNotInputs refuses a timeline file that is one of the inputs.
+func (s *simOutputs) checkNotInputs(inputs ...string) error {
+	if err := checkNotInput("--timeline", s.chrome, inputs...); err != nil {
+		return err
+	}
+	if s.paraver != "" {
+		for _, ext := range []string{".prv", ".pcf", ".row"} {
+			if err := checkNotInput("--paraver", s.paraver+ext, inputs...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (s *simOutputs) recordPerOp(params sim.Params) int64 {
 	if !s.critical && s.chrome == "" && s.paraver == "" {
 		return 0

@@ -257,6 +257,9 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	if out == "" {
 		out = sweep.ShardOutput(spec.OutputPath(), o.Shard)
 	}
+	if err := checkNotInput("-o", out, spec.File, spec.InputPath()); err != nil {
+		return err
+	}
 	if o.DryRun {
 		return sweepDryRun(spec, o.Shard, out, stdout)
 	}

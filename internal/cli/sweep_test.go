@@ -129,6 +129,7 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"bad spec", []string{"sweep", bad}, ExitError, bad + ":3:12: grid: L_ns: -2 outside"},
 		{"missing spec", []string{"sweep", filepath.Join(dir, "none.toml")}, ExitError, "none.toml"},
 		{"missing input", []string{"sweep", writeFile(t, dir, "noin.json", `{"input": "nope.goal", "points": [{}]}`)}, ExitError, "nope.goal"},
+		{"output onto the spec", []string{"sweep", "-o", spec, spec}, ExitError, "is an input of this command"},
 		{"a directory as input", []string{"sweep", "--stream", "off", writeFile(t, dir, "dirin.json", `{"input": ".", "points": [{}]}`)}, ExitError, "is a directory (a trace?); a sweep's input is a schedule"},
 		{"merge without spec", []string{"sweep", "merge", "a.csv"}, ExitUsage, "--spec SPEC is required"},
 		{"merge nothing found", []string{"sweep", "merge", "--spec", spec}, ExitUsage, "no shard files given"},
