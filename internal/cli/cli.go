@@ -189,10 +189,60 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 			fs.Usage()
 			return ExitOK, false
 		}
-		fmt.Fprintf(stderr, "gopsim %s: %s\nRun 'gopsim help %s' for the flags.\n", fs.Name(), excerpt.Message(err.Error()), fs.Name())
+		fmt.Fprintf(stderr, "gopsim %s: %s\nRun 'gopsim help %s' for the flags.\n", fs.Name(), excerpt.Message(explainFlagError(fs, err)), fs.Name())
 		return ExitUsage, false
 	}
 	return ExitOK, true
+}
+
+// explainFlagError replaces the flag package's "parse error" and "value
+// out of range" for a flag of a basic type by what the flag takes:
+// `invalid value "1.5" for flag -s: want an integer`.
+func explainFlagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "invalid boolean value ") {
+		if m, ok := strings.CutSuffix(msg, ": parse error"); ok {
+			return m + ": want true or false"
+		}
+		return msg
+	}
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	if !ok {
+		return msg
+	}
+	i := strings.LastIndex(rest, " for flag -")
+	if i < 0 {
+		return msg
+	}
+	name, why, ok := strings.Cut(rest[i+len(" for flag -"):], ": ")
+	if !ok || why != "parse error" && why != "value out of range" {
+		return msg
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return msg
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return msg
+	}
+	var want string
+	switch g.Get().(type) {
+	case int, int64:
+		want = "an integer"
+	case uint, uint64:
+		want = "a whole number, 0 or more"
+	case float64:
+		want = "a number"
+	case time.Duration:
+		want = "a duration with its unit, such as 1.5s or 100ms"
+	default:
+		return msg
+	}
+	if why == "value out of range" {
+		return fmt.Sprintf("%s: out of range: want %s that fits 64 bits", msg[:len(msg)-len(why)-2], want)
+	}
+	return fmt.Sprintf("%s: want %s", msg[:len(msg)-len(why)-2], want)
 }
 
 // parseInterspersed parses flags anywhere among the arguments and returns

@@ -153,3 +153,23 @@ func TestComputeScaleOverflow(t *testing.T) {
 		t.Errorf("an output was written: %v", err)
 	}
 }
+
+// TestFlagParseErrors: a value a flag of a basic type cannot take says
+// what the flag takes, not the flag package's "parse error".
+func TestFlagParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "-p", "mpi_allreduce", "-s", "1.5"}, `invalid value "1.5" for flag -s: want an integer`},
+		{[]string{"gen", "-p", "mpi_allreduce", "-s", "99999999999999999999"}, `for flag -s: out of range: want an integer that fits 64 bits`},
+		{[]string{"noise", "measure", "--duration", "1.5"}, `for flag -duration: want a duration with its unit, such as 1.5s or 100ms`},
+		{[]string{"sim", "--quiet=maybe"}, `invalid boolean value "maybe" for -quiet: want true or false`},
+		{[]string{"sim", "--frobnicate"}, "flag provided but not defined: -frobnicate"},
+	} {
+		code, _, errOut := run(tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "parse error") {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, errOut, ExitUsage, tc.want)
+		}
+	}
+}
