@@ -85,7 +85,8 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 		return base, fmt.Errorf("%s: larger than %d MiB; a parameter file is a small JSON object", name, maxParamFile>>20)
 	}
 	var f paramFile
-	if err := decodeStrict(data, &f); err != nil {
+	d, err := decodeStrictAt(data, &f)
+	if err != nil {
 		return base, fmt.Errorf("%s:%w", name, err)
 	}
 	p := base
@@ -119,6 +120,9 @@ func ReadParams(r io.Reader, name string, base Params) (Params, error) {
 		p.Library = f.Library
 	}
 	if err := p.Validate(); err != nil {
+		if err2 := d.at(err); err2 != err {
+			return base, fmt.Errorf("%s:%w", name, err2)
+		}
 		return base, fmt.Errorf("%s: %w", name, err)
 	}
 	return p, nil
@@ -140,6 +144,7 @@ func ReadParamsFile(path string, base Params) (Params, error) {
 type strictDecoder struct {
 	data []byte
 	dec  *json.Decoder
+	pos  map[string]int64 // offset of each value by key ("L_ns", "ranges[1].G_ns_per_byte")
 }
 
 var infoType = reflect.TypeOf(infoValue{})
@@ -147,16 +152,37 @@ var infoType = reflect.TypeOf(infoValue{})
 // decodeStrict decodes data into *v. Its errors start with
 // "LINE:COL: ".
 func decodeStrict(data []byte, v any) error {
-	d := &strictDecoder{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	_, err := decodeStrictAt(data, v)
+	return err
+}
+
+// decodeStrictAt is decodeStrict that also returns the decoder, which
+// knows where each key's value is (at).
+func decodeStrictAt(data []byte, v any) (*strictDecoder, error) {
+	d := &strictDecoder{data: data, dec: json.NewDecoder(bytes.NewReader(data)), pos: map[string]int64{}}
 	d.dec.UseNumber()
 	if err := d.value(reflect.ValueOf(v).Elem(), ""); err != nil {
-		return err
+		return d, err
 	}
 	off := d.next()
 	if _, err := d.dec.Token(); err != io.EOF {
-		return d.errAt(off, "unexpected data after the JSON object")
+		return d, d.errAt(off, "unexpected data after the JSON object")
 	}
-	return nil
+	return d, nil
+}
+
+// at prefixes err with the line and column of the value of the key it
+// names (a ParamError), when the file gave that key: "3:14: ...".
+func (d *strictDecoder) at(err error) error {
+	var pe *ParamError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	off, ok := d.pos[pe.Key]
+	if !ok {
+		return err
+	}
+	return d.errAt(off, "%w", err)
 }
 
 // next returns the offset of the next token.
@@ -199,6 +225,9 @@ func (d *strictDecoder) value(v reflect.Value, key string) error {
 	t, off, err := d.token()
 	if err != nil {
 		return err
+	}
+	if key != "" {
+		d.pos[key] = off
 	}
 	if v.Type() == infoType {
 		return d.skip(t)

@@ -74,35 +74,36 @@ const (
 // MaxParam.
 func (p Params) Validate() error {
 	for _, f := range []struct {
-		name, unit string
-		v          float64
-	}{{"L", "ns", p.L}, {"o", "ns", p.Overhead}, {"g", "ns", p.Gap}, {"G", "ns/byte", p.GapPerByte}, {"O", "ns/byte", p.OverheadPerByte}} {
+		name, unit, key string
+		v               float64
+	}{{"L", "ns", "L_ns", p.L}, {"o", "ns", "o_ns", p.Overhead}, {"g", "ns", "g_ns", p.Gap}, {"G", "ns/byte", "G_ns_per_byte", p.GapPerByte}, {"O", "ns/byte", "O_ns_per_byte", p.OverheadPerByte}} {
 		if !(f.v >= 0 && f.v <= MaxParam) {
 			hint := ""
 			if f.v < 0 {
 				hint = " (a calibration can measure such values on a noisy or virtual link; it lists them as warnings in its file)"
 			}
-			return fmt.Errorf("sim: parameter %s=%g %s outside 0..%d%s", f.name, f.v, f.unit, int64(MaxParam), hint)
+			return &ParamError{Key: f.key, Err: fmt.Errorf("sim: parameter %s=%g %s outside 0..%d%s", f.name, f.v, f.unit, int64(MaxParam), hint)}
 		}
 	}
 	if p.EagerLimit < 0 || p.EagerLimit > MaxParam {
-		return fmt.Errorf("sim: parameter S=%d bytes outside 0..%d", p.EagerLimit, int64(MaxParam))
+		return &ParamError{Key: "S_bytes", Err: fmt.Errorf("sim: parameter S=%d bytes outside 0..%d", p.EagerLimit, int64(MaxParam))}
 	}
 	for i, r := range p.Ranges {
+		key := fmt.Sprintf("ranges[%d]", i)
 		if r.MinBytes > r.MaxBytes {
-			return fmt.Errorf("sim: range %d: min_bytes %d above max_bytes %d", i, r.MinBytes, r.MaxBytes)
+			return &ParamError{Key: key, Err: fmt.Errorf("sim: range %d: min_bytes %d above max_bytes %d", i, r.MinBytes, r.MaxBytes)}
 		}
 		if i > 0 && r.MinBytes <= p.Ranges[i-1].MaxBytes {
-			return fmt.Errorf("sim: range %d (%d..%d bytes) overlaps or precedes range %d (%d..%d bytes); ranges must be sorted and disjoint",
-				i, r.MinBytes, r.MaxBytes, i-1, p.Ranges[i-1].MinBytes, p.Ranges[i-1].MaxBytes)
+			return &ParamError{Key: key, Err: fmt.Errorf("sim: range %d (%d..%d bytes) overlaps or precedes range %d (%d..%d bytes); ranges must be sorted and disjoint",
+				i, r.MinBytes, r.MaxBytes, i-1, p.Ranges[i-1].MinBytes, p.Ranges[i-1].MaxBytes)}
 		}
 		for _, f := range []struct {
-			name string
-			v    float64
-		}{{"L", r.L}, {"o", r.Overhead}, {"g", r.Gap}, {"G", r.GapPerByte}, {"O", r.OverheadPerByte}} {
+			name, key string
+			v         float64
+		}{{"L", "L_ns", r.L}, {"o", "o_ns", r.Overhead}, {"g", "g_ns", r.Gap}, {"G", "G_ns_per_byte", r.GapPerByte}, {"O", "O_ns_per_byte", r.OverheadPerByte}} {
 			if !(f.v >= 0 && f.v <= MaxParam) {
-				return fmt.Errorf("sim: range %d (%d..%d bytes): parameter %s=%g outside 0..%d (calibration reports such values as warnings in its file: they are measurement artefacts, not parameters a network can have)",
-					i, r.MinBytes, r.MaxBytes, f.name, f.v, int64(MaxParam))
+				return &ParamError{Key: key + "." + f.key, Err: fmt.Errorf("sim: range %d (%d..%d bytes): parameter %s=%g outside 0..%d (calibration reports such values as warnings in its file: they are measurement artefacts, not parameters a network can have)",
+					i, r.MinBytes, r.MaxBytes, f.name, f.v, int64(MaxParam))}
 			}
 		}
 	}
@@ -111,6 +112,17 @@ func (p Params) Validate() error {
 	}
 	return p.validateModels()
 }
+
+// ParamError is an invalid parameter found by Params.Validate, with the
+// key of a parameter file that gives it ("L_ns", "ranges[1]",
+// "ranges[1].G_ns_per_byte"), so that ReadParams can say where it is.
+type ParamError struct {
+	Key string
+	Err error
+}
+
+func (e *ParamError) Error() string { return e.Err.Error() }
+func (e *ParamError) Unwrap() error { return e.Err }
 
 // Override sets the parameter named name (L, o, g, G or O, in ns or ns
 // per byte) to v for every message size: the base value and that of every

@@ -25,10 +25,10 @@ func TestReadParams(t *testing.T) {
 			}()},
 		{name: "misspelt key", src: `{"L": 1}`, err: `p.json:1:2: unknown key "L" (keys here: L_ns, o_ns,`},
 		{name: "syntax", src: `{"L_ns": }`, err: "p.json:1:10: invalid character '}'"},
-		{name: "negative", src: `{"g_ns": -1}`, err: "parameter g=-1 ns outside"},
-		{name: "overlap", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 100, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": 1, "O_ns_per_byte": 0}, {"min_bytes": 100, "max_bytes": 200, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": 1, "O_ns_per_byte": 0}]}`, err: "range 1 (100..200 bytes) overlaps"},
-		{name: "inverted", src: `{"ranges": [{"min_bytes": 10, "max_bytes": 1, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": 1, "O_ns_per_byte": 0}]}`, err: "range 0: min_bytes 10 above max_bytes 1"},
-		{name: "range negative", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 1, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": -2, "O_ns_per_byte": 0}]}`, err: "range 0 (0..1 bytes): parameter G=-2"},
+		{name: "negative", src: `{"g_ns": -1}`, err: "p.json:1:10: sim: parameter g=-1 ns outside"},
+		{name: "overlap", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 100, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": 1, "O_ns_per_byte": 0}, {"min_bytes": 100, "max_bytes": 200, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": 1, "O_ns_per_byte": 0}]}`, err: "p.json:1:122: sim: range 1 (100..200 bytes) overlaps"},
+		{name: "inverted", src: `{"ranges": [{"min_bytes": 10, "max_bytes": 1, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": 1, "O_ns_per_byte": 0}]}`, err: "p.json:1:13: sim: range 0: min_bytes 10 above max_bytes 1"},
+		{name: "range negative", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 1, "L_ns": 1, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": -2, "O_ns_per_byte": 0}]}`, err: "p.json:1:96: sim: range 0 (0..1 bytes): parameter G=-2"},
 		{name: "range without G", src: `{"ranges": [{"min_bytes": 0, "max_bytes": 100, "L_ns": 1, "o_ns": 2, "g_ns": 3, "O_ns_per_byte": 0}]}`, err: `1:99: key "ranges[0]": missing "G_ns_per_byte": a range gives every one of`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
