@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -27,4 +28,31 @@ func printErr(stderr io.Writer, cmd string, err error) {
 		}
 	}
 	fmt.Fprintf(stderr, "gopsim %s: %s\n", cmd, excerpt.Message(msg))
+}
+
+// usageError marks a mistake of the command line found after parsing:
+// flags that need or exclude each other, or a value a flag cannot take.
+// The command exits with ExitUsage for it (exitCode), as for a mistake the
+// flag parser finds.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usageMistake marks err as a mistake of the command line (nil stays nil).
+func usageMistake(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
+// exitCode is the exit status of a command that failed with err:
+// ExitUsage for a mistake of the command line, ExitError otherwise.
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return ExitUsage
+	}
+	return ExitError
 }

@@ -127,7 +127,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := Sim(*o, stdout); err != nil {
 		printErr(stderr, "sim", err)
-		return ExitError
+		return exitCode(err)
 	}
 	return ExitOK
 }
@@ -223,10 +223,10 @@ func Sim(o SimOptions, w io.Writer) error {
 		name = "examples/" + examples.Default + " (embedded)"
 	}
 	if o.Timing && !o.JSON {
-		return fmt.Errorf("--timing adds wall time to --json's output; without --json the log (stderr) shows it")
+		return usageMistake(fmt.Errorf("--timing adds wall time to --json's output; without --json the log (stderr) shows it"))
 	}
 	if err := o.Outputs.checkNotInputs(o.Input, o.ParamsFile, o.Noise.traceFile); err != nil {
-		return err
+		return usageMistake(err)
 	}
 	if err := o.Memory.check(); err != nil {
 		return err
@@ -254,7 +254,7 @@ func Sim(o SimOptions, w io.Writer) error {
 		return err
 	}
 	if err := checkSeed(o.Network.given("seed"), &o.Noise, &o.Network); err != nil {
-		return err
+		return usageMistake(err)
 	}
 	if err := o.Outputs.options(&opt, p.NumRanks); err != nil {
 		return err

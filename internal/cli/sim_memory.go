@@ -176,7 +176,7 @@ func streamWhy(s sim.ProgramSize, need int64, needWhat string, prog int64, progW
 // have no effect (a negative unit is the stream reader's to refuse).
 func (m *simMemory) check() error {
 	if m.mode == "off" && (m.spillDir != "" || m.unit != 0) {
-		return fmt.Errorf("--spill-dir and --stream-unit apply to a streamed run; --stream off does not stream")
+		return usageMistake(fmt.Errorf("--spill-dir and --stream-unit apply to a streamed run; --stream off does not stream"))
 	}
 	if m.spillDir != "" {
 		// Checked now, not when the run first writes there, which can be

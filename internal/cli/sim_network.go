@@ -86,16 +86,16 @@ func (n *simNetwork) seed() (uint64, error) {
 func (n *simNetwork) network(numRanks int) (*topology.Network, error) {
 	model, err := topology.ParseModel(n.typ)
 	if err != nil {
-		return nil, fmt.Errorf("--network-type: %w", err)
+		return nil, usageMistake(fmt.Errorf("--network-type: %w", err))
 	}
 	n.model = model
 	hasGraph := n.file != "" || n.topo != ""
 	if n.file != "" && n.topo != "" {
-		return nil, fmt.Errorf("--network-file and --topology both given: use one")
+		return nil, usageMistake(fmt.Errorf("--network-file and --topology both given: use one"))
 	}
 	if !hasGraph {
 		if model != topology.None {
-			return nil, fmt.Errorf("--network-type %s needs a network: --network-file FILE.dot or --topology SPEC", model)
+			return nil, usageMistake(fmt.Errorf("--network-type %s needs a network: --network-file FILE.dot or --topology SPEC", model))
 		}
 		for _, f := range []struct {
 			name string
@@ -103,25 +103,25 @@ func (n *simNetwork) network(numRanks int) (*topology.Network, error) {
 		}{{"mapping", n.mapping != ""}, {"routing", n.routing != ""}, {"ranks-per-host", n.given("ranks-per-host") || n.ppn > 1},
 			{"link-bandwidth", n.bandwidth != 0}, {"hottest", n.given("hottest")}} {
 			if f.set {
-				return nil, fmt.Errorf("--%s needs a network: --network-type simple or flow with --network-file FILE.dot or --topology SPEC", f.name)
+				return nil, usageMistake(fmt.Errorf("--%s needs a network: --network-type simple or flow with --network-file FILE.dot or --topology SPEC", f.name))
 			}
 		}
 		return nil, nil
 	}
 	if n.bandwidth != 0 && model != topology.Flow {
-		return nil, fmt.Errorf("--link-bandwidth applies to --network-type flow only (simple is LogGOPSim's 1 byte/ns; none has no links)")
+		return nil, usageMistake(fmt.Errorf("--link-bandwidth applies to --network-type flow only (simple is LogGOPSim's 1 byte/ns; none has no links)"))
 	}
 	if n.bandwidth < 0 {
-		return nil, fmt.Errorf("--link-bandwidth %g: want a positive number of bytes/ns", n.bandwidth)
+		return nil, usageMistake(fmt.Errorf("--link-bandwidth %g: want a positive number of bytes/ns", n.bandwidth))
 	}
 	if n.hottest < 0 {
-		return nil, fmt.Errorf("--hottest %d: want 0 or more links", n.hottest)
+		return nil, usageMistake(fmt.Errorf("--hottest %d: want 0 or more links", n.hottest))
 	}
 	if n.ppn == 0 && !n.given("ranks-per-host") {
 		n.ppn = 1 // options built without the flags
 	}
 	if n.ppn < 1 {
-		return nil, fmt.Errorf("--ranks-per-host %d: want at least 1", n.ppn)
+		return nil, usageMistake(fmt.Errorf("--ranks-per-host %d: want at least 1", n.ppn))
 	}
 	switch strings.ToLower(n.routing) {
 	case "", "static":

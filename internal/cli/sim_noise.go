@@ -80,13 +80,13 @@ func (n *simNoise) model(numRanks int) (*noise.Model, error) {
 		cfg.Stragglers = r
 	}
 	if err := n.needs(cfg); err != nil {
-		return nil, err
+		return nil, usageMistake(err)
 	}
 	if cfg.Dist == "" {
 		cfg.Alpha = 0
 	}
 	if (len(cfg.Stragglers) > 0 || cfg.StragglerFraction > 0) && cfg.Factor == 1 {
-		return nil, fmt.Errorf("--stragglers and --straggler-fraction need --straggler-factor above 1")
+		return nil, usageMistake(fmt.Errorf("--stragglers and --straggler-fraction need --straggler-factor above 1"))
 	}
 	if !cfg.Enabled() {
 		return nil, nil

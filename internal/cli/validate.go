@@ -95,7 +95,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := Validate(o, given, stdout, stderr); err != nil {
 		printErr(stderr, "validate", err)
-		return ExitError
+		return exitCode(err)
 	}
 	return ExitOK
 }
@@ -113,12 +113,12 @@ func Validate(o ValidateOptions, given map[string]bool, w, log io.Writer) error 
 	if from != "liballprof" {
 		for _, f := range []string{"timemult", "mpi"} {
 			if given[f] {
-				return fmt.Errorf("--%s applies to liballprof traces; %s is a %s trace", f, o.Input, from)
+				return usageMistake(fmt.Errorf("--%s applies to liballprof traces; %s is a %s trace", f, o.Input, from))
 			}
 		}
 	}
 	if err := checkTraceFlags(given, from, "goal", &o.Convert); err != nil {
-		return err
+		return usageMistake(err)
 	}
 	o.Convert.Trace.LibraryCosts = o.Params.Library // --params' section, unless --library-costs says otherwise
 	if o.Convert.LibraryCostsFile != "" {

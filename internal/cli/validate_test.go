@@ -141,7 +141,7 @@ func TestValidateErrors(t *testing.T) {
 			"chakra-feeder-test: a Chakra execution trace has durations but no timestamps"},
 		{"schedule", []string{"validate", "../../examples/pingpong.goal"}, ExitError,
 			"pingpong.goal: not a trace: a GOAL schedule (or an unknown file) has no measured times: validate needs a trace with timestamps"},
-		{"--timemult on a gopsim trace", []string{"validate", "--timemult", "10", "../../trace/testdata/irregular"}, ExitError,
+		{"--timemult on a gopsim trace", []string{"validate", "--timemult", "10", "../../trace/testdata/irregular"}, ExitUsage,
 			"--timemult applies to liballprof traces; ../../trace/testdata/irregular is a gopsim trace"},
 		{"bad parameter file", []string{"validate", "--params", badParams, "../../trace/testdata/irregular"}, ExitError, "bad.json"},
 		{"cut rank file", []string{"validate", cut}, ExitError, filepath.Join(cut, trace.FileName(2))},
