@@ -323,3 +323,13 @@ func samePath(a, b string) bool {
 	ab, eb := filepath.Abs(b)
 	return ea == nil && eb == nil && aa == ab
 }
+
+// checkScheduleOut refuses "-" as the file a schedule is written to: it
+// would create a file of that name. (gen's -o, which defaults to the
+// terminal, takes "-" for it.)
+func checkScheduleOut(what, out string) error {
+	if out == "-" {
+		return fmt.Errorf("%s \"-\": give a file, text if its name ends in .goal and binary otherwise (/dev/stdout writes binary to the terminal; gopsim gen prints text)", what)
+	}
+	return nil
+}

@@ -267,6 +267,10 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "convert", err)
 		return ExitUsage
 	}
+	if err := checkScheduleOut("OUT", pos[1]); err != nil {
+		printErr(stderr, "convert", err)
+		return ExitUsage
+	}
 	if err := ConvertWith(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "convert", err)
 		return ExitError

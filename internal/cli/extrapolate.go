@@ -135,6 +135,10 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "extrapolate", err)
 		return ExitUsage
 	}
+	if err := checkScheduleOut("OUT", pos[1]); err != nil {
+		printErr(stderr, "extrapolate", err)
+		return ExitUsage
+	}
 	if err := Extrapolate(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "extrapolate", err)
 		return ExitError

@@ -26,6 +26,7 @@ func TestExtrapolateUsage(t *testing.T) {
 		{"listed", []string{"help"}, ExitOK, "turn a P-rank trace or schedule into K·P ranks", ""},
 		{"no factor", []string{"extrapolate", in, out}, ExitUsage, "", "--factor K is required"},
 		{"factor 0", []string{"extrapolate", "--factor", "0", in, out}, ExitUsage, "", "--factor 0: give the scale factor K"},
+		{"output -", []string{"extrapolate", "--factor", "2", in, "-"}, ExitUsage, "", `OUT "-": give a file`},
 		{"no output", []string{"extrapolate", "--factor", "2", in}, ExitUsage, "", "expected IN and OUT"},
 		{"fractional factor", []string{"extrapolate", "--factor", "2.5", in, out}, ExitUsage, "", `invalid value "2.5" for flag -factor: want a whole number K of copies`},
 		{"bad grid", []string{"extrapolate", "--factor", "2", "--grid", "4x0", in, out}, ExitUsage, "", "is not a positive integer"},

@@ -96,6 +96,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "merge", err)
 		return ExitUsage
 	}
+	if err := checkScheduleOut("-o", o.Output); err != nil {
+		printErr(stderr, "merge", err)
+		return ExitUsage
+	}
 	if err := checkNotInput("-o", o.Output, o.Jobs...); err != nil {
 		printErr(stderr, "merge", err)
 		return ExitUsage

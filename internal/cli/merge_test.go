@@ -27,6 +27,7 @@ func TestMergeUsage(t *testing.T) {
 		{"bad placement", []string{"merge", "-o", out, "--placement", "scatter", a}, ExitUsage, "", "expected packed, round-robin or random"},
 		{"bad flag", []string{"merge", "-o", out, "--bogus", a}, ExitUsage, "", "flag provided but not defined"},
 		{"missing job", []string{"merge", "-o", out, a, filepath.Join(dir, "none.bin")}, ExitError, "", "job 1: open"},
+		{"output -", []string{"merge", "-o", "-", a, a}, ExitUsage, "", `-o "-": give a file`},
 		{"output is a job", []string{"merge", "-o", a, a, a}, ExitUsage, "", "-o " + a + " is an input of this command"},
 		{"map is a job", []string{"merge", "-o", out, "--map", a, a, a}, ExitUsage, "", "--map " + a + " is an input of this command"},
 		{"map is the output", []string{"merge", "-o", out, "--map", out, a, a}, ExitUsage, "", "--map " + out + " is an input"},
