@@ -436,6 +436,14 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "gopsim calibrate: raw table %s (%d rows, measured in %.1f s%s)\n", o.Table, len(tab), time.Since(start).Seconds(), launches)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted: the table above holds what was measured.
+			kept := ""
+			if len(tab) > 0 {
+				kept = fmt.Sprintf("; the %d rows measured are in %s (gopsim calibrate fit %s fits them)", len(tab), o.Table, o.Table)
+			}
+			return fmt.Errorf("interrupted%s", kept)
+		}
 		return err
 	}
 	d := eff.Delay.Nanoseconds()
