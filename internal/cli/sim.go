@@ -132,15 +132,27 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// simReport is the JSON result of `gopsim sim --json`.
-type simReport struct {
+// runInput is what a JSON result of `gopsim sim` says of the schedule it
+// ran and of the parameter file: the fields that open simReport and
+// modelsReport.
+type runInput struct {
 	Input    string `json:"input"`
 	Format   string `json:"format"`
 	NumRanks int    `json:"num_ranks"`
 	NumOps   int    `json:"num_ops"`
 	CPUs     int    `json:"cpus_per_rank"`
 	NICs     int    `json:"nics_per_rank"`
-	Model    string `json:"model"`
+}
+
+// newRunInput describes p, read from input in format.
+func newRunInput(input, format string, p *sim.Program) runInput {
+	return runInput{Input: input, Format: format, NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs, NICs: p.NumNICs}
+}
+
+// simReport is the JSON result of `gopsim sim --json`.
+type simReport struct {
+	runInput
+	Model string `json:"model"`
 	// ParamsFile is --params, the file Params were read from (with the
 	// flags given over it); absent without one.
 	ParamsFile string     `json:"params_file,omitempty"`
@@ -261,7 +273,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	}
 	o.Model.options(&opt)
 	if o.Model.all {
-		return o.Model.runAll(p, opt, o.JSON, name, format.String(), w)
+		return o.Model.runAll(p, opt, o.JSON, newRunInput(name, format.String(), p), o.ParamsFile, w)
 	}
 	bar := progress.NewWith(o.Log, int64(p.NumOps()), "ops", popt)
 	stop := func() {}
@@ -287,8 +299,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	}
 	rate := float64(res.Events) / max(wall.Seconds(), 1e-9)
 	if o.JSON {
-		rep := simReport{Input: name, Format: format.String(), NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs,
-			NICs: p.NumNICs, Model: o.Model.name(), ParamsFile: o.ParamsFile, Params: o.Model.params(o.Params), GBandwidth: sim.FormatBandwidth(o.Params.GapPerByte), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
+		rep := simReport{runInput: newRunInput(name, format.String(), p), Model: o.Model.name(), ParamsFile: o.ParamsFile, Params: o.Model.params(o.Params), GBandwidth: sim.FormatBandwidth(o.Params.GapPerByte), MaxTime: res.MaxTime, MaxRank: res.MaxRank,
 			PerRank: res.PerRank, Events: res.Events, QueueOps: res.QueueOps, Noise: noiseRep, Network: netRep, Stream: o.Memory.report(p)}
 		outs.fill(&rep)
 		if o.Timing {

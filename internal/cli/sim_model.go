@@ -68,13 +68,9 @@ type modelRow struct {
 
 // modelsReport is the JSON result of `gopsim sim --model all --json`.
 type modelsReport struct {
-	Input    string     `json:"input"`
-	Format   string     `json:"format"`
-	NumRanks int        `json:"num_ranks"`
-	NumOps   int        `json:"num_ops"`
-	CPUs     int        `json:"cpus_per_rank"`
-	NICs     int        `json:"nics_per_rank"`
-	Params   sim.Params `json:"params"`
+	runInput
+	ParamsFile string     `json:"params_file,omitempty"` // as in simReport
+	Params     sim.Params `json:"params"`
 	// GBandwidth is params' G_ns_per_byte as a bandwidth ("166.7 MB/s").
 	GBandwidth string     `json:"G_bandwidth"`
 	Models     []modelRow `json:"models"`
@@ -83,15 +79,15 @@ type modelsReport struct {
 // runAll simulates p under every model with opt (its model, breakdown
 // and record replaced) and writes one row per model. Noise and the
 // congestion network apply to every model alike.
-func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, input, format string, w io.Writer) error {
-	rep := modelsReport{Input: input, Format: format, NumRanks: p.NumRanks, NumOps: p.NumOps(), CPUs: p.NumCPUs, NICs: p.NumNICs, Params: opt.Params, GBandwidth: sim.FormatBandwidth(opt.Params.GapPerByte)}
+func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, in runInput, paramsFile string, w io.Writer) error {
+	rep := modelsReport{runInput: in, ParamsFile: paramsFile, Params: opt.Params, GBandwidth: sim.FormatBandwidth(opt.Params.GapPerByte)}
 	base := opt.Params
 	opt.Breakdown, opt.Record, opt.Progress = false, false, nil
 	for _, mod := range sim.Models() {
 		opt.Model = mod
 		res, err := p.Run(opt)
 		if err != nil {
-			return fmt.Errorf("%s: model %s: %w", input, mod, err)
+			return fmt.Errorf("%s: model %s: %w", in.Input, mod, err)
 		}
 		var sum float64
 		for _, t := range res.PerRank {
@@ -112,7 +108,7 @@ func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, input, f
 		return enc.Encode(rep)
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "schedule:   %s (%s, %d ranks, %d ops, %d CPU and %d NIC per rank)\n", input, format, p.NumRanks, p.NumOps(), p.NumCPUs, p.NumNICs)
+	fmt.Fprintf(bw, "schedule:   %s (%s, %d ranks, %d ops, %d CPU and %d NIC per rank)\n", in.Input, in.Format, p.NumRanks, p.NumOps(), p.NumCPUs, p.NumNICs)
 	fmt.Fprintf(bw, "params:     %s\n", base.ModelParams(sim.LogGOPS)) // the model sections below
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "model\tmax_time_ns\tmax_rank\tmean_time_ns\tvs_loggops\tevents\tqueue_ops\t")

@@ -55,10 +55,10 @@ func TestSimGOMAXPROCS(t *testing.T) {
 func TestSimReportWrite(t *testing.T) {
 	ns, rate := int64(12), 3.5
 	for _, rep := range []simReport{
-		{Input: "x.bin", PerRank: []int64{}},
-		{Input: "a \"per_rank_ns\": null\n", PerRank: []int64{7}},
-		{Input: "y.goal", Format: "text", NumRanks: 3, PerRank: []int64{-1, 0, 1 << 62}, Events: 9, WallNs: &ns, EventsPer: &rate},
-		{Input: "<&>", PerRank: make([]int64, 1000), Params: sim.DefaultParams()},
+		{runInput: runInput{Input: "x.bin"}, PerRank: []int64{}},
+		{runInput: runInput{Input: "a \"per_rank_ns\": null\n"}, PerRank: []int64{7}},
+		{runInput: runInput{Input: "y.goal", Format: "text", NumRanks: 3}, PerRank: []int64{-1, 0, 1 << 62}, Events: 9, WallNs: &ns, EventsPer: &rate},
+		{runInput: runInput{Input: "<&>"}, ParamsFile: "p.json", PerRank: make([]int64, 1000), Params: sim.DefaultParams()},
 	} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
