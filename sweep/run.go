@@ -431,19 +431,28 @@ type noiseSpec struct {
 	alpha   float64
 }
 
-// config returns the noise configuration of point p.
+// config returns the noise configuration of point p: its settings, with
+// random detours only when it has a mean interval.
 func (ns *noiseSpec) config(p *Point) noise.Config {
-	n := p.Noise
-	c := noise.Config{Seed: uint64(n.Seed), Trace: ns.trace, Cosched: ns.cosched,
-		PeriodNs: n.PeriodNs, PeriodDurNs: n.PeriodLenNs,
-		StragglerFraction: n.StragglerFraction, Factor: n.StragglerFactor}
-	if n.IntervalNs > 0 {
-		c.Dist, c.MeanIntervalNs, c.MeanDurNs = ns.dist, n.IntervalNs, n.LengthNs
-		if ns.dist == "pareto" {
-			c.Alpha = ns.alpha
-		}
+	c := ns.settings(p)
+	if c.MeanIntervalNs <= 0 {
+		c.Dist, c.MeanIntervalNs, c.MeanDurNs = "", 0, 0
+	}
+	if c.Dist != "pareto" {
+		c.Alpha = 0
 	}
 	return c
+}
+
+// settings returns the noise settings of point p as the spec gives them,
+// the [noise] table's dist and alpha included whether or not p has random
+// detours: what Spec.checkNoise holds against noise.Unused.
+func (ns *noiseSpec) settings(p *Point) noise.Config {
+	n := p.Noise
+	return noise.Config{Seed: uint64(n.Seed), Trace: ns.trace, Cosched: ns.cosched,
+		PeriodNs: n.PeriodNs, PeriodDurNs: n.PeriodLenNs,
+		Dist: ns.dist, MeanIntervalNs: n.IntervalNs, MeanDurNs: n.LengthNs, Alpha: ns.alpha,
+		StragglerFraction: n.StragglerFraction, Factor: n.StragglerFactor}
 }
 
 // worker is one goroutine's state: the schedule it compiled last, which

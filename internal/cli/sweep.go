@@ -135,7 +135,9 @@ Noise is swept like the LogGOPS parameters: noise_period_ns and
 noise_period_length_ns (periodic detours), noise_interval_ns and
 noise_length_ns (random detours; [noise] dist = "exp" by default, or
 "pareto" with alpha), straggler_fraction and straggler_factor, noise_seed; a
-[noise] table gives a measured trace = "FILE" and cosched = true.
+[noise] table gives a measured trace = "FILE" and cosched = true. A noise key
+that no point gives an effect (straggler_factor without straggler_fraction,
+noise_seed with nothing random...) is refused, as sim refuses the flag.
 extrapolate_factor K runs the schedule grown to K times its ranks (as gopsim
 extrapolate does; extrapolate_grid = "16x16" names the input's process grid).
 
