@@ -56,6 +56,12 @@ func runNoise(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopsim noise measure: --threshold %v: want a duration > 0 (e.g. 2us): every clock step is longer than %v, so every step would be a detour; leave --threshold out for 10x the fastest step, at least 1µs\n", threshold, threshold)
 		return ExitUsage
 	}
+	// The output's directory is checked before the measurement, which
+	// would be lost.
+	if err := checkOutputDir("-o", out); err != nil {
+		fmt.Fprintf(stderr, "gopsim noise measure: %v\n", err)
+		return ExitError
+	}
 	fmt.Fprintf(stderr, "gopsim noise measure: measuring for %v...\n", d)
 	res, err := noise.Measure(d, threshold)
 	if err != nil {
