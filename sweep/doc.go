@@ -110,7 +110,8 @@
 // and appends, and Merge while it replaces OUT.csv: a second run into the
 // same CSV stops at once with an error naming the holder's pid and
 // command line, instead of simulating every point again. The output must
-// be a regular file (or absent), since it is read back to resume.
+// be a regular file (or absent), since it is read back to resume, in a
+// directory that exists: Run makes none, as no gopsim command does.
 //
 // # Shards
 //

@@ -160,6 +160,13 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		logw = io.Discard
 	}
 	sum := Summary{Output: out, Points: sh.size(spec.NumPoints())}
+	// A missing directory is an error, as for every output of gopsim,
+	// and before the schedule is read.
+	if st, err := os.Stat(filepath.Dir(out)); err != nil {
+		return sum, fmt.Errorf("sweep: output %s: its directory: %w", out, err)
+	} else if !st.IsDir() {
+		return sum, fmt.Errorf("sweep: output %s: %s is not a directory", out, filepath.Dir(out))
+	}
 
 	var (
 		sched *goal.Schedule
@@ -187,9 +194,6 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		if ns.trace, err = noise.ReadTraceFile(path); err != nil {
 			return sum, err
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
-		return sum, err
 	}
 	lock, err := lockOutput(out)
 	if err != nil {

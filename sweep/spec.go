@@ -87,8 +87,9 @@ type Spec struct {
 	// by extrapolate_factor; nil: copies keep their messages.
 	ExtrapolateGrid []int
 
-	gridN int
-	index []map[float64]int // per axis, value to position (gridID)
+	gridN     int
+	index     []map[float64]int // per axis, value to position (gridID)
+	outputPos pos               // where output is given (zero: it is not)
 }
 
 // Axis is one dimension of the grid and its values, in order.
@@ -159,6 +160,7 @@ func build(root *node, name string) (*Spec, error) {
 			s.Input, err = str(f)
 		case "output":
 			s.Output, err = str(f)
+			s.outputPos = f.val.pos
 		case "comment":
 			if f.val.kind != kString {
 				err = fail(f.val.pos, "comment: expected a string, found %s", f.val.kind)
@@ -775,4 +777,11 @@ func (s *Spec) OutputPath() string {
 		return s.resolve(s.Output)
 	}
 	return strings.TrimSuffix(s.File, filepath.Ext(s.File)) + ".csv"
+}
+
+// OutputError returns err, about the output the spec names (OutputPath or
+// its shard's), as a *SpecError at the spec's output key (at the file
+// alone when the output is the default name).
+func (s *Spec) OutputError(err error) error {
+	return &SpecError{File: s.File, Line: s.outputPos.line, Col: s.outputPos.col, Err: err}
 }

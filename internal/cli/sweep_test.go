@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,6 +138,11 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"noise_length_ns alone", []string{"sweep", writeFile(t, dir, "nl.toml", "input = \"pp.goal\"\n[grid]\nnoise_length_ns = [100]\n")}, ExitError, "nl.toml:3:1: no effect at any point of the spec: noise_length_ns needs noise_interval_ns"},
 		{"noise_seed without noise", []string{"sweep", writeFile(t, dir, "ns.toml", "input = \"pp.goal\"\n[grid]\nnoise_seed = [1, 2]\n")}, ExitError, "ns.toml:3:1: no effect at any point of the spec: noise_seed needs"},
 		{"pareto without interval", []string{"sweep", writeFile(t, dir, "nd.toml", "input = \"pp.goal\"\n[noise]\ndist = \"pareto\"\n[grid]\nL_ns = [1]\n")}, ExitError, "nd.toml:3:1: no effect at any point of the spec: dist needs noise_interval_ns"},
+		// an output in a directory that does not exist: refused before any point, as by every command
+		{"-o in a missing directory", []string{"sweep", "-o", filepath.Join(dir, "nodir", "x.csv"), spec}, ExitError, "-o " + filepath.Join(dir, "nodir", "x.csv") + ": its directory: stat "},
+		{"-o under a file", []string{"sweep", "-o", filepath.Join(spec, "x.csv"), spec}, ExitError, "is not a directory"},
+		{"spec output in a missing directory", []string{"sweep", writeFile(t, dir, "od.toml", "input = \"pp.goal\"\noutput = \"nodir/o.csv\"\n[grid]\nL_ns = [1]\n")}, ExitError, "od.toml:2:10: output " + filepath.Join(dir, "nodir", "o.csv") + ": its directory"},
+		{"shard of a spec output in a missing directory", []string{"sweep", "--shard", "1/2", filepath.Join(dir, "od.toml")}, ExitError, "od.toml:2:10: output " + filepath.Join(dir, "nodir", "o-shard-1-of-2.csv") + ": its directory"},
 		{"merge without spec", []string{"sweep", "merge", "a.csv"}, ExitUsage, "--spec SPEC is required"},
 		{"merge nothing found", []string{"sweep", "merge", "--spec", spec}, ExitUsage, "no shard files given"},
 		{"plot without -o", []string{"sweep", "plot", "--x", "L_ns", "r.csv"}, ExitUsage, "expected one result CSV"},
@@ -155,6 +161,9 @@ func TestSweepCommandErrors(t *testing.T) {
 				t.Errorf("exit %d (want %d), stderr %q lacks %q", code, tc.code, stderr, tc.want)
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nodir")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused output's directory: %v, want it not made", err)
 	}
 }
 
