@@ -19,4 +19,13 @@
 // ranks are not hit at the same moments; Cosched gives every rank the same
 // offset (co-scheduled noise). Measure records this machine's noise with a
 // selfish-detour loop.
+//
+// A setting can be given and still do nothing: a period without a detour
+// length, a straggler factor without stragglers, a seed with nothing
+// random. Config.Used says which settings take effect and Unused reports
+// the first setting a user gave in vain, with what it needs, in the user's
+// words (a flag, a sweep key):
+//
+//	err := noise.Unused(given, cfg.Used(), cfg.Present(), flagName)
+//	// "--noise-period needs --noise-period-length (each detour's length, ns): ..."
 package noise

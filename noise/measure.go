@@ -21,7 +21,8 @@ type MeasureResult struct {
 // Measure runs a selfish-detour loop (Beckman et al.) on the calling
 // goroutine for d: it reads the clock back to back, and every step longer
 // than threshold is a detour that took the CPU away (0 picks ten times the
-// fastest step, at least 1 µs). Pin the process (taskset) for one CPU's
+// fastest step, at least 1 µs; a threshold below the fastest step, which
+// would make every step a detour, is an error). Pin the process (taskset) for one CPU's
 // noise.
 func Measure(d, threshold time.Duration) (*MeasureResult, error) {
 	if d <= 0 {
@@ -39,6 +40,8 @@ func Measure(d, threshold time.Duration) (*MeasureResult, error) {
 	}
 	if threshold <= 0 {
 		threshold = max(10*minStep, time.Microsecond)
+	} else if threshold < minStep {
+		return nil, fmt.Errorf("noise: threshold %v is below the fastest clock step, %v: every step would be a detour; give at least %v", threshold, minStep, minStep)
 	}
 	res := &MeasureResult{MinStep: minStep, Threshold: threshold}
 	t := &Trace{}

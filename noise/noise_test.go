@@ -230,6 +230,36 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
+// TestMeasureThresholds: a threshold below the fastest clock step, which
+// would record every step as a detour, is refused after the calibration,
+// before the measuring loop; 0 picks the default.
+func TestMeasureThresholds(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		threshold time.Duration
+		want      string // "" for no error
+	}{
+		{"default", 0, ""},
+		{"1 ns", time.Nanosecond, "below the fastest clock step"},
+		{"10 µs", 10 * time.Microsecond, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			res, err := Measure(20*time.Millisecond, tc.threshold)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatal(err)
+			case tc.want == "" && tc.threshold > 0 && res.Threshold != tc.threshold:
+				t.Errorf("threshold %v, want %v", res.Threshold, tc.threshold)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want %q", err, tc.want)
+			case tc.want != "" && time.Since(start) >= 20*time.Millisecond:
+				t.Errorf("refused after %v: the loop ran", time.Since(start))
+			}
+		})
+	}
+}
+
 func FuzzReadTrace(f *testing.F) {
 	f.Add([]byte("# c\n0\t10\n100\t5\n"))
 	f.Add([]byte("1.5 2.5\n1e3\t7\n"))

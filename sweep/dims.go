@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -51,6 +52,7 @@ type Dim struct {
 	Plain    bool    // values may have decimals, written without an exponent
 	Min, Max float64 // inclusive bounds of a value
 	Doc      string
+	noise    noise.Settings // the noise setting a noise dimension gives
 	get      func(*Point) float64
 	set      func(*Point, float64)
 }
@@ -84,25 +86,23 @@ var Dims = []*Dim{
 		get: func(p *Point) float64 { return p.Params.OverheadPerByte }, set: func(p *Point, v float64) { p.Params.Override("O", v) }},
 	{Name: "S_bytes", Unit: "bytes", Int: true, Max: sim.MaxParam, Doc: "eager limit S",
 		get: func(p *Point) float64 { return float64(p.Params.EagerLimit) }, set: func(p *Point, v float64) { p.Params.EagerLimit = int64(v) }},
-	{Name: "noise_period_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "periodic detours: one every so many ns (0: none)",
+	{Name: "noise_period_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "periodic detours: one every so many ns (0: none)", noise: noise.SettingPeriod,
 		get: func(p *Point) float64 { return float64(p.Noise.PeriodNs) }, set: func(p *Point, v float64) { p.Noise.PeriodNs = int64(v) }},
-	{Name: "noise_period_length_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "periodic detours: each so long",
+	{Name: "noise_period_length_ns", Unit: "ns", Int: true, Max: sim.MaxParam, Doc: "periodic detours: each so long", noise: noise.SettingPeriodDur,
 		get: func(p *Point) float64 { return float64(p.Noise.PeriodLenNs) }, set: func(p *Point, v float64) { p.Noise.PeriodLenNs = int64(v) }},
-	{Name: "noise_interval_ns", Unit: "ns", Max: sim.MaxParam, Doc: "random detours: mean inter-arrival time (0: none; distribution from [noise] dist)",
+	{Name: "noise_interval_ns", Unit: "ns", Max: sim.MaxParam, Doc: "random detours: mean inter-arrival time (0: none; distribution from [noise] dist)", noise: noise.SettingMeanInterval,
 		get: func(p *Point) float64 { return p.Noise.IntervalNs }, set: func(p *Point, v float64) { p.Noise.IntervalNs = v }},
-	{Name: "noise_length_ns", Unit: "ns", Max: sim.MaxParam, Doc: "random detours: mean length",
+	{Name: "noise_length_ns", Unit: "ns", Max: sim.MaxParam, Doc: "random detours: mean length", noise: noise.SettingMeanDur,
 		get: func(p *Point) float64 { return p.Noise.LengthNs }, set: func(p *Point, v float64) { p.Noise.LengthNs = v }},
-	{Name: "straggler_fraction", Unit: "fraction", Min: 0, Max: 1, Doc: "fraction of the ranks that straggle, chosen from noise_seed",
+	{Name: "straggler_fraction", Unit: "fraction", Min: 0, Max: 1, Doc: "fraction of the ranks that straggle, chosen from noise_seed", noise: noise.SettingStragglerFraction,
 		get: func(p *Point) float64 { return p.Noise.StragglerFraction }, set: func(p *Point, v float64) { p.Noise.StragglerFraction = v }},
-	{Name: "straggler_factor", Unit: "factor", Min: 1, Max: MaxComputeScale, Doc: "stragglers' CPU work takes this many times longer",
+	{Name: "straggler_factor", Unit: "factor", Min: 1, Max: MaxComputeScale, Doc: "stragglers' CPU work takes this many times longer", noise: noise.SettingFactor,
 		get: func(p *Point) float64 { return p.Noise.StragglerFactor }, set: func(p *Point, v float64) { p.Noise.StragglerFactor = v }},
-	{Name: "noise_seed", Unit: "seed", Int: true, Max: 1 << 53, Doc: "seed of noise offsets, random detours and straggler choice",
+	{Name: "noise_seed", Unit: "seed", Int: true, Max: 1 << 53, Doc: "seed of noise offsets, random detours and straggler choice", noise: noise.SettingSeed,
 		get: func(p *Point) float64 { return float64(p.Noise.Seed) }, set: func(p *Point, v float64) { p.Noise.Seed = int64(v) }},
 }
 
-func isNoiseDim(d *Dim) bool {
-	return strings.HasPrefix(d.Name, "noise_") || strings.HasPrefix(d.Name, "straggler_")
-}
+func isNoiseDim(d *Dim) bool { return d.noise != 0 }
 
 func noiseDimNames() string {
 	var names []string

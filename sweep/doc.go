@@ -39,6 +39,12 @@
 //	[grid]
 //	noise_seed = { from = 1, to = 8, step = 1 }
 //
+// A noise key or dimension that no point of the spec gives an effect
+// (straggler_factor without straggler_fraction, noise_period_ns without
+// noise_period_length_ns, noise_seed with nothing random, dist without
+// noise_interval_ns) is a *SpecError at the key: the rule gopsim sim
+// applies to its noise flags (noise.Unused).
+//
 // extrapolate_factor K makes the schedule's P ranks K·P (package
 // extrapolation, as gopsim extrapolate does with a schedule: copies keep
 // their messages, collectives stay per copy) before the compute is
@@ -104,7 +110,8 @@
 // and appends, and Merge while it replaces OUT.csv: a second run into the
 // same CSV stops at once with an error naming the holder's pid and
 // command line, instead of simulating every point again. The output must
-// be a regular file (or absent), since it is read back to resume.
+// be a regular file (or absent), since it is read back to resume, in a
+// directory that exists: Run makes none, as no gopsim command does.
 //
 // # Shards
 //

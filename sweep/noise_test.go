@@ -82,7 +82,6 @@ dist = "pareto"
 alpha = 2.5
 noise_interval_ns = 2000
 noise_length_ns = 300
-cosched = true
 [grid]
 noise_seed = [1, 2, 3, 4]
 `)
@@ -94,7 +93,7 @@ noise_seed = [1, 2, 3, 4]
 	distinct := map[string]bool{}
 	for _, r := range rows {
 		seed, _ := strconv.ParseUint(r["noise_seed"], 10, 64)
-		m, err := noise.New(noise.Config{Seed: seed, Dist: "pareto", Alpha: 2.5, MeanIntervalNs: 2000, MeanDurNs: 300, Cosched: true}, 2)
+		m, err := noise.New(noise.Config{Seed: seed, Dist: "pareto", Alpha: 2.5, MeanIntervalNs: 2000, MeanDurNs: 300}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -160,6 +160,13 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		logw = io.Discard
 	}
 	sum := Summary{Output: out, Points: sh.size(spec.NumPoints())}
+	// A missing directory is an error, as for every output of gopsim,
+	// and before the schedule is read.
+	if st, err := os.Stat(filepath.Dir(out)); err != nil {
+		return sum, fmt.Errorf("sweep: output %s: its directory: %w", out, err)
+	} else if !st.IsDir() {
+		return sum, fmt.Errorf("sweep: output %s: %s is not a directory", out, filepath.Dir(out))
+	}
 
 	var (
 		sched *goal.Schedule
@@ -187,9 +194,6 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		if ns.trace, err = noise.ReadTraceFile(path); err != nil {
 			return sum, err
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
-		return sum, err
 	}
 	lock, err := lockOutput(out)
 	if err != nil {
@@ -431,19 +435,28 @@ type noiseSpec struct {
 	alpha   float64
 }
 
-// config returns the noise configuration of point p.
+// config returns the noise configuration of point p: its settings, with
+// random detours only when it has a mean interval.
 func (ns *noiseSpec) config(p *Point) noise.Config {
-	n := p.Noise
-	c := noise.Config{Seed: uint64(n.Seed), Trace: ns.trace, Cosched: ns.cosched,
-		PeriodNs: n.PeriodNs, PeriodDurNs: n.PeriodLenNs,
-		StragglerFraction: n.StragglerFraction, Factor: n.StragglerFactor}
-	if n.IntervalNs > 0 {
-		c.Dist, c.MeanIntervalNs, c.MeanDurNs = ns.dist, n.IntervalNs, n.LengthNs
-		if ns.dist == "pareto" {
-			c.Alpha = ns.alpha
-		}
+	c := ns.settings(p)
+	if c.MeanIntervalNs <= 0 {
+		c.Dist, c.MeanIntervalNs, c.MeanDurNs = "", 0, 0
+	}
+	if c.Dist != "pareto" {
+		c.Alpha = 0
 	}
 	return c
+}
+
+// settings returns the noise settings of point p as the spec gives them,
+// the [noise] table's dist and alpha included whether or not p has random
+// detours: what Spec.checkNoise holds against noise.Unused.
+func (ns *noiseSpec) settings(p *Point) noise.Config {
+	n := p.Noise
+	return noise.Config{Seed: uint64(n.Seed), Trace: ns.trace, Cosched: ns.cosched,
+		PeriodNs: n.PeriodNs, PeriodDurNs: n.PeriodLenNs,
+		Dist: ns.dist, MeanIntervalNs: n.IntervalNs, MeanDurNs: n.LengthNs, Alpha: ns.alpha,
+		StragglerFraction: n.StragglerFraction, Factor: n.StragglerFactor}
 }
 
 // worker is one goroutine's state: the schedule it compiled last, which

@@ -119,7 +119,13 @@ compute_scale = 2.5
 // Every row is what sim.Run gives for its parameters on the schedule with
 // its calc durations scaled and rounded, built independently as text.
 func TestRowsMatchSim(t *testing.T) {
-	s := setup(t, "pp.toml", ppSpec) // its output goes to a directory still to be made
+	s := setup(t, "pp.toml", ppSpec)
+	if _, err := Run(context.Background(), s, Options{Workers: 3}); err == nil || !strings.Contains(err.Error(), "its directory") {
+		t.Fatalf("output in a directory that does not exist: %v", err) // made by nobody but the user
+	}
+	if err := os.Mkdir(filepath.Dir(s.OutputPath()), 0o777); err != nil {
+		t.Fatal(err)
+	}
 	sum := runSweep(t, s, Options{Workers: 3})
 	if sum.Points != 3*4*2+1 || sum.Ran != sum.Points || sum.Already != 0 || sum.Output != s.OutputPath() {
 		t.Errorf("summary %+v", sum)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gopsim/gopsim/extrapolation"
+	"github.com/gopsim/gopsim/noise"
 	"github.com/gopsim/gopsim/sim"
 )
 
@@ -86,8 +87,9 @@ type Spec struct {
 	// by extrapolate_factor; nil: copies keep their messages.
 	ExtrapolateGrid []int
 
-	gridN int
-	index []map[float64]int // per axis, value to position (gridID)
+	gridN     int
+	index     []map[float64]int // per axis, value to position (gridID)
+	outputPos pos               // where output is given (zero: it is not)
 }
 
 // Axis is one dimension of the grid and its values, in order.
@@ -136,6 +138,12 @@ func build(root *node, name string) (*Spec, error) {
 	}
 	s := &Spec{File: name, Params: sim.DefaultParams(), NoiseDist: "exp", NoiseAlpha: 2, NoiseBase: NoisePoint{StragglerFactor: 1}}
 	var grid, points *node
+	given := map[noise.Settings]pos{} // the noise settings the spec gives, where first
+	giveNoise := func(d *Dim, p pos) {
+		if _, ok := given[d.noise]; d.noise != 0 && !ok {
+			given[d.noise] = p
+		}
+	}
 	str := func(f field) (string, error) {
 		switch {
 		case f.val.kind != kString:
@@ -152,6 +160,7 @@ func build(root *node, name string) (*Spec, error) {
 			s.Input, err = str(f)
 		case "output":
 			s.Output, err = str(f)
+			s.outputPos = f.val.pos
 		case "comment":
 			if f.val.kind != kString {
 				err = fail(f.val.pos, "comment: expected a string, found %s", f.val.kind)
@@ -160,7 +169,7 @@ func build(root *node, name string) (*Spec, error) {
 		case "params":
 			err = s.readParams(f, name)
 		case "noise":
-			err = s.readNoise(f, name)
+			err = s.readNoise(f, name, given)
 		case "extrapolate_grid":
 			if f.val.kind != kString {
 				err = fail(f.val.pos, "extrapolate_grid: expected a grid such as \"4x4\", found %s", f.val.kind)
@@ -197,6 +206,7 @@ func build(root *node, name string) (*Spec, error) {
 			if err != nil {
 				return nil, err
 			}
+			giveNoise(d, f.keyPos)
 			s.Axes = append(s.Axes, Axis{Dim: d, Values: vals, Line: f.keyPos.line})
 		}
 		sortAxes(s.Axes)
@@ -233,6 +243,7 @@ func build(root *node, name string) (*Spec, error) {
 					return nil, fail(f.val.pos, "points[%d]: %w", i, err)
 				}
 				d.set(&p, f.val.num)
+				giveNoise(d, f.keyPos)
 			}
 			k := pointKey(&p)
 			if j, ok := seen[k]; ok {
@@ -253,6 +264,9 @@ func build(root *node, name string) (*Spec, error) {
 	}
 	for i := range s.List {
 		s.List[i].ID = s.gridN + i
+	}
+	if err := s.checkNoise(given); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -560,8 +574,9 @@ func (s *Spec) gridID(p *Point) (int, bool) {
 	return id, true
 }
 
-// readNoise reads the [noise] table.
-func (s *Spec) readNoise(f field, name string) error {
+// readNoise reads the [noise] table, and notes in given where it gives each
+// noise setting.
+func (s *Spec) readNoise(f field, name string, given map[noise.Settings]pos) error {
 	v := f.val
 	if v.kind != kObject {
 		return specErr(name, v.pos, "noise: expected a table (trace, cosched, dist, alpha and noise dimensions), found %s", v.kind)
@@ -578,21 +593,27 @@ func (s *Spec) readNoise(f field, name string) error {
 				return specErr(name, x.pos, "noise: trace: %w", err)
 			}
 			s.NoiseTrace = x.str
+			given[noise.SettingTrace] = nf.keyPos
 		case "cosched":
 			if x.kind != kBool {
 				return specErr(name, x.pos, "noise: cosched: expected true or false, found %s", x.kind)
 			}
 			s.NoiseCosched = x.b
+			if x.b {
+				given[noise.SettingCosched] = nf.keyPos
+			}
 		case "dist":
 			if x.kind != kString || (x.str != "exp" && x.str != "pareto") {
 				return specErr(name, x.pos, "noise: dist: expected \"exp\" or \"pareto\"")
 			}
 			s.NoiseDist = x.str
+			given[noise.SettingDist] = nf.keyPos
 		case "alpha":
 			if x.kind != kNumber || !(x.num > 1) {
 				return specErr(name, x.pos, "noise: alpha: expected a Pareto shape above 1")
 			}
 			s.NoiseAlpha = x.num
+			given[noise.SettingAlpha] = nf.keyPos
 		default:
 			d := DimByName(nf.key)
 			if d == nil || !isNoiseDim(d) {
@@ -605,10 +626,96 @@ func (s *Spec) readNoise(f field, name string) error {
 				return specErr(name, x.pos, "noise: %w", err)
 			}
 			d.set(&p, x.num)
+			given[d.noise] = nf.keyPos
 		}
 	}
 	s.NoiseBase = p.Noise
 	return nil
+}
+
+// checkNoise refuses a noise setting the spec gives (given: where) that no
+// point of it draws on, with what the setting needs: the rule of gopsim
+// sim's noise flags (noise.Unused). The grid's points are told apart, for
+// noise, by its noise dimensions only: their combinations are enough.
+func (s *Spec) checkNoise(given map[noise.Settings]pos) error {
+	var want noise.Settings
+	for k := range given {
+		want |= k
+	}
+	if want == 0 {
+		return nil
+	}
+	ns := noiseSpec{cosched: s.NoiseCosched, dist: s.NoiseDist, alpha: s.NoiseAlpha}
+	if s.NoiseTrace != "" {
+		ns.trace = &noise.Trace{} // read when the sweep runs; here only its presence counts
+	}
+	var used, present noise.Settings
+	done := func(p *Point) bool {
+		c := ns.settings(p)
+		used |= c.Used()
+		present |= c.Present()
+		return want&^used == 0
+	}
+	if s.gridN > 0 {
+		var axes []*Axis
+		for i := range s.Axes {
+			if isNoiseDim(s.Axes[i].Dim) {
+				axes = append(axes, &s.Axes[i])
+			}
+		}
+		p := s.Base()
+		at := make([]int, len(axes))
+		for {
+			for i, a := range axes {
+				a.Dim.set(&p, a.Values[at[i]])
+			}
+			if done(&p) {
+				return nil
+			}
+			i := len(at) - 1
+			for ; i >= 0; i-- {
+				if at[i]++; at[i] < len(axes[i].Values) {
+					break
+				}
+				at[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	for i := range s.List {
+		if done(&s.List[i]) {
+			return nil
+		}
+	}
+	err := noise.Unused(want, used, present, specNoiseKey)
+	var ne *noise.NeedError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	return specErr(s.File, given[ne.Setting], "no effect at any point of the spec: %w", err)
+}
+
+// specNoiseKey spells a noise setting as a spec's key; the ranks of
+// stragglers are not one (straggler_fraction chooses them).
+func specNoiseKey(st noise.Settings) string {
+	switch st {
+	case noise.SettingTrace:
+		return "trace"
+	case noise.SettingCosched:
+		return "cosched"
+	case noise.SettingDist:
+		return "dist"
+	case noise.SettingAlpha:
+		return "alpha"
+	}
+	for _, d := range Dims {
+		if d.noise == st {
+			return d.Name
+		}
+	}
+	return ""
 }
 
 // NoiseTracePath is the noise trace's path resolved against the spec's
@@ -670,4 +777,11 @@ func (s *Spec) OutputPath() string {
 		return s.resolve(s.Output)
 	}
 	return strings.TrimSuffix(s.File, filepath.Ext(s.File)) + ".csv"
+}
+
+// OutputError returns err, about the output the spec names (OutputPath or
+// its shard's), as a *SpecError at the spec's output key (at the file
+// alone when the output is the default name).
+func (s *Spec) OutputError(err error) error {
+	return &SpecError{File: s.File, Line: s.outputPos.line, Col: s.outputPos.col, Err: err}
 }

@@ -233,6 +233,20 @@ func TestSpecErrors(t *testing.T) {
 		{"params bad value", "s.toml", in + "[params]\nS_bytes = -5\n[grid]\nL_ns = [1]\n", "s.toml:3:11: ", "S_bytes: -5 outside"},
 		{"params bad range", "s.toml", in + "[params]\n[[params.ranges]]\nmin_bytes = 10\nmax_bytes = 1\nL_ns = 1\no_ns = 1\ng_ns = 1\nG_ns_per_byte = 1\nO_ns_per_byte = 0\n[grid]\nL_ns = [1]\n", "s.toml:2:", "min_bytes 10 above max_bytes 1"},
 		{"params file missing", "s.toml", in + "params = \"nope.json\"\n[grid]\nL_ns = [1]\n", "s.toml:2:10: ", "nope.json"},
+		// noise settings that no point draws on (noise.Unused, as gopsim sim's flags)
+		{"straggler_factor alone", "s.toml", in + "[grid]\nstraggler_factor = [3]\n", "s.toml:3:1: ", "straggler_factor needs straggler_fraction (which ranks straggle)"},
+		{"straggler_fraction with factor 1", "s.toml", in + "[noise]\nstraggler_fraction = 0.5\n[grid]\nL_ns = [1]\n", "s.toml:3:1: ", "straggler_fraction needs straggler_factor above 1"},
+		{"noise_period_ns alone", "s.toml", in + "[grid]\nnoise_period_ns = [1000, 2000]\n", "s.toml:3:1: ", "noise_period_ns needs noise_period_length_ns"},
+		{"noise_period_length_ns alone", "s.toml", in + "[noise]\nnoise_period_length_ns = 10\n[grid]\nL_ns = [1]\n", "s.toml:3:1: ", "noise_period_length_ns needs noise_period_ns"},
+		{"noise_length_ns in a point, no interval", "s.toml", in + "[grid]\nL_ns = [1]\n[[points]]\nnoise_length_ns = 100\n", "s.toml:5:1: ", "noise_length_ns needs noise_interval_ns: random detours"},
+		{"noise_interval_ns 0 everywhere", "s.toml", in + "[grid]\nnoise_interval_ns = [0]\nnoise_length_ns = [5]\n", "s.toml:3:1: ", "noise_interval_ns is 0 wherever it is given"},
+		{"noise_seed without noise", "s.toml", in + "[grid]\nnoise_seed = [1, 2]\n", "s.toml:3:1: ", "noise_seed needs noise_interval_ns, noise_period_ns, straggler_fraction or trace"},
+		{"noise_seed in points without noise", "s.toml", in + "[[points]]\nnoise_seed = 1\n[[points]]\nnoise_seed = 2\nL_ns = 5\n", "s.toml:3:1: ", "noise_seed needs"},
+		{"dist without interval", "s.toml", in + "[noise]\ndist = \"pareto\"\n[grid]\nL_ns = [1]\n", "s.toml:3:1: ", "dist needs noise_interval_ns"},
+		{"alpha with exp", "s.toml", in + "[noise]\nalpha = 3\nnoise_interval_ns = 1000\n[grid]\nL_ns = [1]\n", "s.toml:3:1: ", "alpha is the shape of dist pareto"},
+		{"alpha without interval", "s.toml", in + "[noise]\ndist = \"pareto\"\nalpha = 3\n[grid]\nL_ns = [1]\n", "s.toml:3:1: ", "dist needs noise_interval_ns"},
+		{"cosched without trace or period", "s.toml", in + "[noise]\ncosched = true\nnoise_interval_ns = 100\n[grid]\nL_ns = [1]\n", "s.toml:3:1: ", "cosched applies to noise_period_ns or trace"},
+		{"json straggler_factor alone", "s.json", "{\"input\": \"a.goal\",\n \"points\": [{\"straggler_factor\": 2}]}", "s.json:2:14: ", "no effect at any point of the spec: straggler_factor needs straggler_fraction"},
 		{"json syntax", "s.json", "{\n  \"input\": \"a.goal\",\n  \"grid\": {\"L_ns\": [1,]}\n}\n", "s.json:3:", "invalid character"},
 		{"json truncated", "s.json", "{\n  \"input\": \"a.goal\",\n", "s.json:", "unexpected end"},
 		{"json key twice", "s.json", "{\n  \"input\": \"a.goal\",\n  \"input\": \"b.goal\"\n}\n", "s.json:3:3: ", `key "input" given twice (first at line 2)`},
@@ -257,6 +271,26 @@ func TestSpecErrors(t *testing.T) {
 			var se *SpecError
 			if !errors.As(err, &se) || !errors.Is(err, ErrSpec) {
 				t.Errorf("error %v is not a *SpecError wrapping ErrSpec", err)
+			}
+		})
+	}
+}
+
+// TestSpecNoiseUsed: a noise setting some point of the spec draws on is
+// accepted, even when other points do not.
+func TestSpecNoiseUsed(t *testing.T) {
+	const in = "input = \"a.goal\"\n"
+	for _, tc := range []struct{ name, text string }{
+		{"factor 1 among others", in + "[noise]\nstraggler_fraction = 1\n[grid]\nstraggler_factor = [1, 2, 3]\n"},
+		{"period 0 among others", in + "[grid]\nnoise_period_ns = [0, 1000]\nnoise_period_length_ns = [100]\n"},
+		{"random detours in one listed point", in + "[noise]\ndist = \"pareto\"\nalpha = 3\nnoise_length_ns = 10\n[grid]\nnoise_seed = [1, 2]\n[[points]]\nnoise_interval_ns = 1000\n"},
+		{"cosched with periodic detours", in + "[noise]\ncosched = true\nnoise_period_ns = 1000\nnoise_period_length_ns = 10\n[grid]\nnoise_seed = [1, 2]\n"},
+		{"cosched false", in + "[noise]\ncosched = false\n[grid]\nL_ns = [1]\n"},
+		{"seed with a straggler fraction", in + "[noise]\nstraggler_fraction = 0.5\nstraggler_factor = 2\n[grid]\nnoise_seed = [1, 2]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ParseSpec([]byte(tc.text), "s.toml"); err != nil {
+				t.Error(err)
 			}
 		})
 	}

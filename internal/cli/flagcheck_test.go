@@ -38,8 +38,9 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		msg  string // in stderr; "" with ExitOK
 	}{
 		// sim: noise and stragglers
-		{"noise-interval alone", []string{"sim", "--noise-interval", "1000", sched}, ExitUsage, "--noise-interval and --noise-length need --noise-dist"},
-		{"noise-length alone", []string{"sim", "--noise-length", "10", sched}, ExitUsage, "need --noise-dist"},
+		{"noise-interval alone", []string{"sim", "--noise-interval", "1000", sched}, ExitUsage, "--noise-interval needs --noise-dist exp or pareto"},
+		{"noise-length alone", []string{"sim", "--noise-length", "10", sched}, ExitUsage, "--noise-length needs --noise-interval and --noise-dist"},
+		{"noise-length with dist, no interval", []string{"sim", "--noise-dist", "exp", "--noise-length", "10", sched}, ExitUsage, "--noise-length needs --noise-interval: random detours need"},
 		{"noise-dist without interval", []string{"sim", "--noise-dist", "exp", sched}, ExitUsage, "needs --noise-interval"},
 		{"noise-alpha with exp", []string{"sim", "--noise-dist", "exp", "--noise-interval", "1000", "--noise-alpha", "3", sched}, ExitUsage, "--noise-alpha is the shape of --noise-dist pareto"},
 		{"noise-alpha with pareto", []string{"sim", "--noise-dist", "pareto", "--noise-interval", "1000", "--noise-length", "10", "--noise-alpha", "3", sched}, ExitOK, ""},
@@ -54,6 +55,8 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		{"straggler-factor Inf", []string{"sim", "--stragglers", "1", "--straggler-factor", "+Inf", sched}, ExitUsage, "--straggler-factor +Inf"},
 		{"noise-interval NaN", []string{"sim", "--noise-dist", "exp", "--noise-interval", "NaN", sched}, ExitUsage, "--noise-interval NaN"},
 		{"noise-period negative", []string{"sim", "--noise-period", "-5", "--noise-period-length", "1", sched}, ExitUsage, "--noise-period -5"},
+		{"straggler-fraction without factor", []string{"sim", "--straggler-fraction", "0.5", sched}, ExitUsage, "--straggler-fraction needs --straggler-factor above 1"},
+		{"stragglers with factor 1", []string{"sim", "--stragglers", "1", "--straggler-factor", "1", sched}, ExitUsage, "--stragglers needs --straggler-factor above 1"},
 		{"stragglers with factor", []string{"sim", "--stragglers", "1", "--straggler-factor", "2", sched}, ExitOK, ""},
 		// sim: outputs and memory
 		{"timing without json", []string{"sim", "--timing", sched}, ExitUsage, "--timing adds wall time to --json"},

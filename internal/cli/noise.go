@@ -14,7 +14,7 @@ func noiseFlags(out *string, d, threshold *time.Duration) *flag.FlagSet {
 	fs := flag.NewFlagSet("noise", flag.ContinueOnError)
 	fs.StringVar(out, "o", "", "output noise trace `file` (LogGOPSim's format: start<TAB>duration in ns)")
 	fs.DurationVar(d, "duration", 10*time.Second, "how long to measure, e.g. 30s")
-	fs.DurationVar(threshold, "threshold", 0, "a clock step longer than this is a detour (default: 10x the fastest step, at least 1µs)")
+	fs.DurationVar(threshold, "threshold", 0, "a clock step longer than this is a detour, > 0 (default: 10x the fastest step, at least 1µs)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim noise measure -o FILE [--duration D] [--threshold T]
 
@@ -46,9 +46,21 @@ func runNoise(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopsim noise measure: expected -o FILE and no arguments")
 		return ExitUsage
 	}
-	if d <= 0 || threshold < 0 {
-		fmt.Fprintf(stderr, "gopsim noise measure: --duration %v and --threshold %v: want a duration > 0 and a threshold >= 0\n", d, threshold)
+	if d <= 0 {
+		fmt.Fprintf(stderr, "gopsim noise measure: --duration %v: want a duration > 0\n", d)
 		return ExitUsage
+	}
+	// 0 is the default (10x the fastest step), not a threshold: given, it
+	// would make every clock step a detour.
+	if setFlags(fs)["threshold"] && threshold <= 0 {
+		fmt.Fprintf(stderr, "gopsim noise measure: --threshold %v: want a duration > 0 (e.g. 2us): every clock step is longer than %v, so every step would be a detour; leave --threshold out for 10x the fastest step, at least 1µs\n", threshold, threshold)
+		return ExitUsage
+	}
+	// The output's directory is checked before the measurement, which
+	// would be lost.
+	if err := checkOutputDir("-o", out); err != nil {
+		fmt.Fprintf(stderr, "gopsim noise measure: %v\n", err)
+		return ExitError
 	}
 	fmt.Fprintf(stderr, "gopsim noise measure: measuring for %v...\n", d)
 	res, err := noise.Measure(d, threshold)

@@ -85,9 +85,6 @@ func (n *simNoise) model(numRanks int) (*noise.Model, error) {
 	if cfg.Dist == "" {
 		cfg.Alpha = 0
 	}
-	if (len(cfg.Stragglers) > 0 || cfg.StragglerFraction > 0) && cfg.Factor == 1 {
-		return nil, usageMistake(fmt.Errorf("--stragglers and --straggler-fraction need --straggler-factor above 1"))
-	}
 	if !cfg.Enabled() {
 		return nil, nil
 	}
@@ -96,9 +93,11 @@ func (n *simNoise) model(numRanks int) (*noise.Model, error) {
 }
 
 // needs refuses a noise flag that would have no effect without another
-// (the flags' defaults are their zero values, and 2 for --noise-alpha and
-// 1 for --straggler-factor, so a value other than those was given).
-// --seed is not checked: the network's random placement draws from it too.
+// (noise.Unused, the rule gopsim sweep applies to its keys). The flags'
+// defaults are their zero values, and 2 for --noise-alpha and 1 for
+// --straggler-factor, so a value other than those was given. --seed is
+// not checked here: the network's random placement draws from it too
+// (checkSeed).
 func (n *simNoise) needs(cfg noise.Config) error {
 	for _, f := range []struct {
 		flag string
@@ -110,34 +109,49 @@ func (n *simNoise) needs(cfg noise.Config) error {
 			return fmt.Errorf("--%s %v: want a number >= 0", f.flag, f.v)
 		}
 	}
-	random := cfg.Dist != ""
-	periodic := cfg.PeriodNs != 0 || cfg.PeriodDurNs != 0
-	stragglers := len(cfg.Stragglers) > 0 || cfg.StragglerFraction != 0
-	switch {
-	case !random && (cfg.MeanIntervalNs != 0 || cfg.MeanDurNs != 0):
-		return fmt.Errorf("--noise-interval and --noise-length need --noise-dist exp or pareto: without it there are no random detours")
-	case cfg.Alpha != 2 && cfg.Alpha != 0 && cfg.Dist != "pareto":
-		return fmt.Errorf("--noise-alpha is the shape of --noise-dist pareto; the distribution is %q", cfg.Dist)
-	case random && cfg.MeanIntervalNs == 0:
-		return fmt.Errorf("--noise-dist %s needs --noise-interval (the mean time between detours, ns) and --noise-length", cfg.Dist)
-	case cfg.PeriodNs != 0 && cfg.PeriodDurNs == 0:
-		return fmt.Errorf("--noise-period needs --noise-period-length (each detour's length, ns): detours of 0 ns add nothing")
-	case cfg.PeriodDurNs != 0 && cfg.PeriodNs == 0:
-		return fmt.Errorf("--noise-period-length needs --noise-period (the time between detours, ns)")
-	case cfg.Cosched && cfg.Trace == nil && !periodic:
-		return fmt.Errorf("--noise-cosched applies to --noise-trace and --noise-period (the offsets it aligns)")
-	case cfg.Factor != 1 && cfg.Factor != 0 && !stragglers:
-		return fmt.Errorf("--straggler-factor needs --stragglers or --straggler-fraction (which ranks straggle)")
+	given := cfg.Present() &^ noise.SettingSeed
+	if cfg.Alpha == 2 {
+		given &^= noise.SettingAlpha
 	}
-	return nil
+	return noise.Unused(given, cfg.Used(), cfg.Present(), simNoiseFlag)
+}
+
+// simNoiseFlag spells a noise setting as its flag.
+func simNoiseFlag(s noise.Settings) string {
+	switch s {
+	case noise.SettingMeanInterval:
+		return "--noise-interval"
+	case noise.SettingMeanDur:
+		return "--noise-length"
+	case noise.SettingDist:
+		return "--noise-dist"
+	case noise.SettingAlpha:
+		return "--noise-alpha"
+	case noise.SettingPeriod:
+		return "--noise-period"
+	case noise.SettingPeriodDur:
+		return "--noise-period-length"
+	case noise.SettingCosched:
+		return "--noise-cosched"
+	case noise.SettingFactor:
+		return "--straggler-factor"
+	case noise.SettingStragglers:
+		return "--stragglers"
+	case noise.SettingStragglerFraction:
+		return "--straggler-fraction"
+	case noise.SettingSeed:
+		return "--seed"
+	case noise.SettingTrace:
+		return "--noise-trace"
+	}
+	return ""
 }
 
 // drawsSeed says whether the noise model built by model draws from
 // --seed: the offsets into a noise trace or a period (one shared offset
 // under --noise-cosched), random detours, or the choice of stragglers.
 func (n *simNoise) drawsSeed() bool {
-	c := n.cfg
-	return c.Trace != nil || c.PeriodNs != 0 || c.Dist != "" || c.StragglerFraction > 0
+	return n.cfg.Used()&noise.SettingSeed != 0
 }
 
 // checkSeed refuses --seed in a run that draws nothing from it: neither

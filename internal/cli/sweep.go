@@ -39,7 +39,7 @@ type SweepOptions struct {
 
 func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.StringVar(&o.Output, "o", "", "result CSV `file`, a regular file (it is read back to resume; default: the spec's output; with --shard, NAME-shard-I-of-N.csv)")
+	fs.StringVar(&o.Output, "o", "", "result CSV `file`, a regular file in an existing directory (it is read back to resume; default: the spec's output; with --shard, NAME-shard-I-of-N.csv)")
 	fs.StringVar(shard, "shard", "", "run only shard `I/N`: the points whose id modulo N is I (0 <= I < N)")
 	fs.IntVar(&o.Workers, "workers", 0, "simulations at once, 0 or more (default 0: every core)")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar and no timing on stderr (the bar is drawn only when stderr is a terminal)")
@@ -135,7 +135,9 @@ Noise is swept like the LogGOPS parameters: noise_period_ns and
 noise_period_length_ns (periodic detours), noise_interval_ns and
 noise_length_ns (random detours; [noise] dist = "exp" by default, or
 "pareto" with alpha), straggler_fraction and straggler_factor, noise_seed; a
-[noise] table gives a measured trace = "FILE" and cosched = true.
+[noise] table gives a measured trace = "FILE" and cosched = true. A noise key
+that no point gives an effect (straggler_factor without straggler_fraction,
+noise_seed with nothing random...) is refused, as sim refuses the flag.
 extrapolate_factor K runs the schedule grown to K times its ranks (as gopsim
 extrapolate does; extrapolate_grid = "16x16" names the input's process grid).
 
@@ -262,6 +264,15 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	}
 	if o.DryRun {
 		return sweepDryRun(spec, o.Shard, out, stdout)
+	}
+	// A missing directory is refused before any point runs, as by every
+	// command (sweep.Run would refuse it too, after reading the schedule).
+	if o.Output != "" {
+		if err := checkOutputDir("-o", out); err != nil {
+			return err
+		}
+	} else if err := checkOutputDir("output", out); err != nil {
+		return spec.OutputError(err)
 	}
 	if err := checkSweepInput(spec.InputPath()); err != nil {
 		return err

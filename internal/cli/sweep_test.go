@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,6 +132,17 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"missing input", []string{"sweep", writeFile(t, dir, "noin.json", `{"input": "nope.goal", "points": [{}]}`)}, ExitError, "nope.goal"},
 		{"output onto the spec", []string{"sweep", "-o", spec, spec}, ExitError, "is an input of this command"},
 		{"a directory as input", []string{"sweep", "--stream", "off", writeFile(t, dir, "dirin.json", `{"input": ".", "points": [{}]}`)}, ExitError, "is a directory (a trace?); a sweep's input is a schedule"},
+		// noise keys that no point draws on: sim's rule for its flags (noise.Unused), at the key
+		{"straggler_factor alone", []string{"sweep", writeFile(t, dir, "sf.toml", "input = \"pp.goal\"\n[grid]\nstraggler_factor = [3]\n")}, ExitError, "sf.toml:3:1: no effect at any point of the spec: straggler_factor needs straggler_fraction"},
+		{"noise_period_ns alone", []string{"sweep", writeFile(t, dir, "np.toml", "input = \"pp.goal\"\n[grid]\nnoise_period_ns = [1000]\n")}, ExitError, "np.toml:3:1: no effect at any point of the spec: noise_period_ns needs noise_period_length_ns"},
+		{"noise_length_ns alone", []string{"sweep", writeFile(t, dir, "nl.toml", "input = \"pp.goal\"\n[grid]\nnoise_length_ns = [100]\n")}, ExitError, "nl.toml:3:1: no effect at any point of the spec: noise_length_ns needs noise_interval_ns"},
+		{"noise_seed without noise", []string{"sweep", writeFile(t, dir, "ns.toml", "input = \"pp.goal\"\n[grid]\nnoise_seed = [1, 2]\n")}, ExitError, "ns.toml:3:1: no effect at any point of the spec: noise_seed needs"},
+		{"pareto without interval", []string{"sweep", writeFile(t, dir, "nd.toml", "input = \"pp.goal\"\n[noise]\ndist = \"pareto\"\n[grid]\nL_ns = [1]\n")}, ExitError, "nd.toml:3:1: no effect at any point of the spec: dist needs noise_interval_ns"},
+		// an output in a directory that does not exist: refused before any point, as by every command
+		{"-o in a missing directory", []string{"sweep", "-o", filepath.Join(dir, "nodir", "x.csv"), spec}, ExitError, "-o " + filepath.Join(dir, "nodir", "x.csv") + ": its directory: stat "},
+		{"-o under a file", []string{"sweep", "-o", filepath.Join(spec, "x.csv"), spec}, ExitError, "is not a directory"},
+		{"spec output in a missing directory", []string{"sweep", writeFile(t, dir, "od.toml", "input = \"pp.goal\"\noutput = \"nodir/o.csv\"\n[grid]\nL_ns = [1]\n")}, ExitError, "od.toml:2:10: output " + filepath.Join(dir, "nodir", "o.csv") + ": its directory"},
+		{"shard of a spec output in a missing directory", []string{"sweep", "--shard", "1/2", filepath.Join(dir, "od.toml")}, ExitError, "od.toml:2:10: output " + filepath.Join(dir, "nodir", "o-shard-1-of-2.csv") + ": its directory"},
 		{"merge without spec", []string{"sweep", "merge", "a.csv"}, ExitUsage, "--spec SPEC is required"},
 		{"merge nothing found", []string{"sweep", "merge", "--spec", spec}, ExitUsage, "no shard files given"},
 		{"plot without -o", []string{"sweep", "plot", "--x", "L_ns", "r.csv"}, ExitUsage, "expected one result CSV"},
@@ -149,6 +161,9 @@ func TestSweepCommandErrors(t *testing.T) {
 				t.Errorf("exit %d (want %d), stderr %q lacks %q", code, tc.code, stderr, tc.want)
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nodir")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused output's directory: %v, want it not made", err)
 	}
 }
 
