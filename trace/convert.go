@@ -844,7 +844,9 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 	slot := cv.contactSlot(s, r, comm.Members)
 	after := cv.join(s)
 	first := cv.b.NumOps()
-	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)
+	if cv.ends, err = alg.Emit(&cv.b, me, &spec, after, cv.ends); err != nil {
+		return false, fmt.Errorf("--reduce-cost %g: %w", cv.opt.ReduceNsPerByte, err)
+	}
 	cv.contactEmitted(s, r, slot, first)
 	if c.Type.Stride > 0 {
 		for id := first; id < cv.b.NumOps(); id++ {

@@ -81,6 +81,9 @@ func TestGenErrors(t *testing.T) {
 		{[]string{"-p", "dissemination", "extra"}, ExitUsage, `unexpected argument "extra"`},
 		{[]string{"-p", "mpi_bcast", "--tag", "4294967295"}, ExitUsage, "--tag 4294967295 above"},
 		{[]string{"-p", "allreduce_recdoub", "--rpl-dep-cmp", "-2"}, ExitUsage, "--rpl-dep-cmp -2"},
+		{[]string{"-p", "mpi_allreduce", "-s", "4", "-d", "1024", "--reduce-cost", "1e300", "-o", out}, ExitError,
+			"--reduce-cost 1e+300: collective: invalid collective: allreduce/recdoub: combining 1024 bytes at the reduction cost 1e+300 ns/byte is 1.024e+303 ns: more than the 4611686018427387903 ns a calc holds"},
+		{[]string{"-p", "mpi_scan", "-s", "4", "--algo", "linear", "--reduce-cost", "5e18", "-o", out}, ExitError, "rank 1: --reduce-cost 5e+18: "},
 	} {
 		code, _, e := run(append([]string{"gen"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(e, tc.msg) {
