@@ -17,6 +17,7 @@ import (
 	"github.com/gopsim/gopsim/internal/excerpt"
 	"github.com/gopsim/gopsim/pattern"
 	"github.com/gopsim/gopsim/progress"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // GenOptions are the options of `gopsim gen`.
@@ -58,28 +59,34 @@ type genVars struct {
 	tag  uint64
 }
 
+// The limits of gen's sizes and times: what gopsim sim runs.
+const (
+	maxMessageWhat = "the largest message gopsim sim runs (2 TiB)"
+	maxCalcWhat    = "the longest calc gopsim sim runs"
+)
+
 func genFlags(o *GenOptions, v *genVars) *flag.FlagSet {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	p := &o.Params
 	fs.StringVar(&o.Pattern, "p", "binomialtreebcast", "`pattern` name (--list shows all)")
 	fs.IntVar(&p.Ranks, "s", 8, "number of `ranks`, at least 1")
 	p.Size = 1
-	fs.Var(bytesQty(&p.Size), "d", "`bytes` per basic message (per block for gather/alltoall-like collectives; units: 64KiB)")
+	fs.Var(bytesQty(&p.Size).atMost(sim.MaxMessage, maxMessageWhat), "d", "`bytes` per basic message (per block for gather/alltoall-like collectives; units: 64KiB; at most 2TiB, the largest message sim runs)")
 	fs.IntVar(&p.Root, "root", 0, "`rank` of the root of rooted patterns")
 	fs.IntVar(&p.NWay, "nway", 0, "fan-out `n` of nwaydissemination (default 1) and of k-ary algorithms")
 	fs.Var(bytesQty(&p.Segment), "segmentsize", "pipeline segment in `bytes` (units: 8KiB; default: 1 for Schedgen's patterns, 8192 for pipelined algorithms)")
 	fs.Uint64Var(&p.Seed, "seed", 0, "`seed` of random patterns (same seed, same schedule)")
-	fs.Var(nsQty(&p.NB), "nb", "Schedgen --nb: a calc of this many `ns` (units: 10us) at the start of every rank")
-	fs.Var(nsQty(&p.NBPoll), "nb-poll", "Schedgen --nb-poll: split the --nb calc into calcs of this many `ns` (units: 1us)")
+	fs.Var(nsQty(&p.NB).atMost(goal.MaxCalc, maxCalcWhat), "nb", "Schedgen --nb: a calc of this many `ns` (units: 10us) at the start of every rank")
+	fs.Var(nsQty(&p.NBPoll).atMost(goal.MaxCalc, maxCalcWhat), "nb-poll", "Schedgen --nb-poll: split the --nb calc into calcs of this many `ns` (units: 1us)")
 	v.rpl = -1
-	fs.Var(nsQty(&v.rpl), "rpl-dep-cmp", "allreduce_recdoub: replace data dependencies by a calc of this many `ns` (units: 2us; -1: off)")
+	fs.Var(nsQty(&v.rpl).atMost(goal.MaxCalc, maxCalcWhat), "rpl-dep-cmp", "allreduce_recdoub: replace data dependencies by a calc of this many `ns` (units: 2us; -1: off)")
 	fs.IntVar(&p.A2AVSkew, "a2av-skew-ratio", 1, "linear_alltoallv: random sizes are up to -d / this `ratio`")
 	fs.BoolVar(&p.A2AVOutcast, "outcast", false, "linear_alltoallv: rank root+1 sends -d bytes to everyone")
 	fs.StringVar(&p.Algo, "algo", "auto", "collective `algorithm`, or auto for MPICH's choice")
 	fs.Var(perByteQty(&p.ReduceNsPerByte), "reduce-cost", "reduction compute in `ns/byte` (or as a rate: 4GB/s), as calc ops (collectives)")
 	fs.Uint64Var(&v.tag, "tag", 0, "`tag` of every message of a collective")
 	fs.IntVar(&p.Iterations, "iterations", 1, "`count` of repetitions (collective and application patterns)")
-	fs.Var(nsQty(&p.Compute), "compute", "computation per rank before each iteration, in `ns` (units: 50us)")
+	fs.Var(nsQty(&p.Compute).atMost(goal.MaxCalc, maxCalcWhat), "compute", "computation per rank before each iteration, in `ns` (units: 50us; at most 2^62-1, the longest calc sim runs)")
 	fs.Var(&v.dims, "dims", "process grid for halo patterns, e.g. `16,16` (default: as square as possible)")
 	fs.IntVar(&p.Stencil, "stencil", 0, "halo stencil `points`: 5 or 9 (2-D), 7 or 27 (3-D); default 5 / 7")
 	fs.BoolVar(&p.Periodic, "periodic", false, "halo neighbours wrap around")

@@ -84,6 +84,17 @@ func TestGenErrors(t *testing.T) {
 		{[]string{"-p", "mpi_allreduce", "-s", "4", "-d", "1024", "--reduce-cost", "1e300", "-o", out}, ExitError,
 			"--reduce-cost 1e+300: collective: invalid collective: allreduce/recdoub: combining 1024 bytes at the reduction cost 1e+300 ns/byte is 1.024e+303 ns: more than the 4611686018427387903 ns a calc holds"},
 		{[]string{"-p", "mpi_scan", "-s", "4", "--algo", "linear", "--reduce-cost", "5e18", "-o", out}, ExitError, "rank 1: --reduce-cost 5e+18: "},
+		// sizes and times sim cannot run, refused before anything is written
+		{[]string{"-p", "mpi_allreduce", "-s", "2", "-d", "3TiB", "-o", out}, ExitUsage,
+			`invalid value "3TiB" for flag -d: 3TiB is 3298534883328 bytes: more than the largest message gopsim sim runs (2 TiB), 2199023255552 bytes`},
+		{[]string{"-p", "mpi_allreduce", "-s", "2", "-d", "9223372036854775807", "-o", out}, ExitUsage, "9223372036854775807 bytes: more than the largest message"},
+		{[]string{"-p", "mpi_allreduce", "-s", "2", "--compute", "9223372036854775807", "-o", out}, ExitUsage,
+			`invalid value "9223372036854775807" for flag -compute: 9223372036854775807 ns: more than the longest calc gopsim sim runs, 4611686018427387903 ns`},
+		{[]string{"-p", "mpi_allreduce", "-s", "2", "--compute", "1e30", "-o", out}, ExitUsage, "1e30 is 1e+30 ns: more than the longest calc"},
+		{[]string{"-p", "binomialtreebcast", "--nb", "5e18", "-o", out}, ExitUsage, "flag -nb: 5e18 is 5000000000000000000 ns: more than the longest calc"},
+		{[]string{"-p", "binomialtreebcast", "--nb", "1", "--nb-poll", "5e18", "-o", out}, ExitUsage, "flag -nb-poll: 5e18 is"},
+		{[]string{"-p", "allreduce_recdoub", "--rpl-dep-cmp", "1e19", "-o", out}, ExitUsage, "flag -rpl-dep-cmp: 1e19 is 1e+19 ns: more than the longest calc"},
+		{[]string{"-p", "mpi_allreduce", "-s", "2", "-d", "2TiB", "--compute", "4611686018427387903"}, ExitOK, "2 ranks, 10 ops"},
 	} {
 		code, _, e := run(append([]string{"gen"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(e, tc.msg) {
