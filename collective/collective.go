@@ -250,11 +250,17 @@ func (a *Algorithm) Check(s *Spec) error {
 // that end it on this rank (those no other op of the call requires); when
 // the rank has no ops in the call, that is after itself.
 //
-// Emit does not check s; call Check once per call beforehand.
-func (a *Algorithm) Emit(b *goal.Builder, me int, s *Spec, after, ends []int32) []int32 {
+// Emit does not check s; call Check once per call beforehand. Its error is
+// a reduction that Spec.ReduceNsPerByte makes longer than a calc holds
+// (goal.MaxCalc): it depends on the sizes each rank combines, so Check
+// cannot see it. The ops b then holds are not the call's.
+func (a *Algorithm) Emit(b *goal.Builder, me int, s *Spec, after, ends []int32) ([]int32, error) {
 	e := emitter{b: b, s: s, me: me, p: s.Comm.Size()}
 	e.prev = append(e.prev, after...)
 	a.emit(&e)
 	e.next()
-	return append(ends[:0], e.prev...)
+	if e.err != nil {
+		return ends[:0], fmt.Errorf("%w: %s/%s: %w", ErrSpec, a.Op, a.Name, e.err)
+	}
+	return append(ends[:0], e.prev...), nil
 }

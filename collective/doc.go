@@ -11,12 +11,13 @@
 // fold into neighbours first).
 //
 // Emit takes the ops the call must start after and returns the ops it ends
-// with, so a trace converter can chain calls inside a rank's schedule:
+// with, so a trace converter can chain calls inside a rank's schedule (its
+// error is a reduction cost that makes a calc longer than goal.MaxCalc):
 //
 //	alg, _ := collective.Select(collective.Allreduce, &spec)
 //	var b goal.Builder
 //	b.Reset(int32(worldRank))
-//	ends := alg.Emit(&b, commRank, &spec, after, nil)
+//	ends, err := alg.Emit(&b, commRank, &spec, after, nil)
 //
 // Within a call, most algorithms are sequences of rounds (a blocking
 // MPI_Sendrecv, a step of a tree): every op of a round requires every op of

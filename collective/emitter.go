@@ -1,7 +1,7 @@
 package collective
 
 import (
-	"math"
+	"fmt"
 
 	"github.com/gopsim/gopsim/goal"
 )
@@ -22,6 +22,7 @@ type emitter struct {
 	me, p int
 	prev  []int32 // ops of the last completed round (at first: the start)
 	cur   []int32 // ops of the round being built
+	err   error   // the first reduction longer than a calc holds (Emit returns it)
 }
 
 // world is the world rank of comm rank i.
@@ -62,12 +63,18 @@ func (e *emitter) reduce(size uint64, in int32) int32 {
 	return c
 }
 
-// reduceTime is the compute time of combining size bytes, in ns.
+// reduceTime is the compute time of combining size bytes, in ns. One
+// longer than a calc holds (goal.CalcSize) is recorded in e.err, for Emit
+// to return, and counts as 0.
 func (e *emitter) reduceTime(size uint64) uint64 {
 	if e.s.ReduceNsPerByte <= 0 || size == 0 {
 		return 0
 	}
-	return uint64(math.Round(float64(size) * e.s.ReduceNsPerByte))
+	t, err := goal.CalcSize(float64(size) * e.s.ReduceNsPerByte)
+	if err != nil && e.err == nil {
+		e.err = fmt.Errorf("combining %d bytes at the reduction cost %g ns/byte is %w", size, e.s.ReduceNsPerByte, err)
+	}
+	return t
 }
 
 // atRoot0 runs steps with e's spec rooted at rank 0, as an allreduce made

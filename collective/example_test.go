@@ -21,7 +21,10 @@ func ExampleAlgorithm_Emit() {
 	var b goal.Builder
 	b.Reset(5)
 	prev := b.Calc(1000, 0)
-	ends := alg.Emit(&b, 1, &spec, []int32{prev}, nil)
+	ends, err := alg.Emit(&b, 1, &spec, []int32{prev}, nil)
+	if err != nil {
+		panic(err)
+	}
 	blk := b.Block()
 	for i, op := range blk.Ops[1:] {
 		fmt.Println(i+1, op.Kind, op.Size, "bytes, peer", op.Peer, "tag", op.Tag)

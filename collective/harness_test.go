@@ -62,7 +62,10 @@ func buildCall(t testing.TB, alg *Algorithm, world int, members []int32, spec fu
 	for r := 0; r < world; r++ {
 		b.Reset(int32(r))
 		if i, ok := index[int32(r)]; ok {
-			ends = alg.Emit(&b, i, &c.specs[i], nil, ends)
+			var err error
+			if ends, err = alg.Emit(&b, i, &c.specs[i], nil, ends); err != nil {
+				t.Fatalf("comm rank %d: %v", i, err)
+			}
 			if b.NumOps() > 0 && len(ends) == 0 {
 				t.Fatalf("comm rank %d has %d ops but no ends", i, b.NumOps())
 			}

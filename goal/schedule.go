@@ -46,6 +46,29 @@ const (
 	MaxTag   = math.MaxUint32 - 1 // AnyTag is reserved
 )
 
+// MaxCalc is the longest calc, in ns, that gopsim sim runs: its op record
+// keeps a size in 62 bits. The readers take any size; the producers of
+// computed calcs (a reduction cost, a compute scale, gen --compute) refuse
+// a longer one through CalcSize, so that it is never wrapped or clamped.
+const MaxCalc = 1<<62 - 1
+
+// CalcSize rounds a computation of ns nanoseconds to the nearest whole ns,
+// the size of a calc op. A time that is negative, not a number, or beyond
+// MaxCalc once rounded is an error that gives the time and the limit;
+// callers add what the time is made of.
+func CalcSize(ns float64) (uint64, error) {
+	v := math.Round(ns)
+	if !(v >= 0) { // negative or NaN
+		return 0, fmt.Errorf("%.4g ns: a calc takes 0 to %d ns", ns, uint64(MaxCalc))
+	}
+	// float64(MaxCalc) is 2^62, so the bound is strict: the float below
+	// 2^62 is 2^62-512, within the limit.
+	if v >= 1<<62 {
+		return 0, fmt.Errorf("%.4g ns: more than the %d ns a calc holds", ns, uint64(MaxCalc))
+	}
+	return uint64(v), nil
+}
+
 // Op is one operation of a rank's schedule. It is a 24-byte value: a
 // schedule is a flat slice of them, never a graph of pointers.
 type Op struct {

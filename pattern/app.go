@@ -111,8 +111,9 @@ func prepHalo(k int) func(p *Params) (*Generator, error) {
 			index[o] = uint32(i)
 		}
 		q := *p
-		return &Generator{ranks: n, rank: func(b *goal.Builder, r int) {
+		return &Generator{ranks: n, rank: func(b *goal.Builder, r int) error {
 			haloRank(b, &q, r, dims, offs, index)
+			return nil
 		}}, nil
 	}
 }
@@ -225,9 +226,9 @@ func prepPermutation(p *Params) (*Generator, error) {
 		inv[x] = int32(i)
 	}
 	q := *p
-	return &Generator{ranks: n, rank: func(b *goal.Builder, r int) {
+	return &Generator{ranks: n, rank: func(b *goal.Builder, r int) error {
 		if n == 1 {
-			return
+			return nil
 		}
 		last := int32(-1)
 		for it := 0; it < q.Iterations; it++ {
@@ -252,13 +253,14 @@ func prepPermutation(p *Params) (*Generator, error) {
 			b.Requires(last, recv)
 			b.Requires(last, send)
 		}
+		return nil
 	}}, nil
 }
 
 func prepCast(in bool) func(p *Params) (*Generator, error) {
 	return func(p *Params) (*Generator, error) {
 		q := *p
-		return &Generator{ranks: p.Ranks, rank: func(b *goal.Builder, r int) {
+		return &Generator{ranks: p.Ranks, rank: func(b *goal.Builder, r int) error {
 			var prev []int32
 			for it := 0; it < q.Iterations; it++ {
 				var cur []int32
@@ -294,6 +296,7 @@ func prepCast(in bool) func(p *Params) (*Generator, error) {
 					prev = cur
 				}
 			}
+			return nil
 		}}, nil
 	}
 }

@@ -80,9 +80,10 @@ func prepColl(op collective.Op, p *Params) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	iters, compute := p.Iterations, p.Compute
+	iters, compute, cost := p.Iterations, p.Compute, p.ReduceNsPerByte
 	var after, ends []int32
-	return &Generator{ranks: n, rank: func(b *goal.Builder, r int) {
+	g := &Generator{ranks: n, rank: func(b *goal.Builder, r int) error {
+		var err error
 		s := spec
 		if matrix != nil {
 			for j := 0; j < n; j++ {
@@ -98,8 +99,22 @@ func prepColl(op collective.Op, p *Params) (*Generator, error) {
 				}
 				after = append(after[:0], c)
 			}
-			ends = alg.Emit(b, r, &s, after, ends)
+			if ends, err = alg.Emit(b, r, &s, after, ends); err != nil {
+				return fmt.Errorf("--reduce-cost %g: %w", cost, err)
+			}
 			after = append(after[:0], ends...)
 		}
-	}}, nil
+		return nil
+	}}
+	if cost > 0 {
+		// Rank 0 once up front, so that a reduction cost too large for
+		// the sizes is refused before any output (most algorithms combine
+		// as much on rank 0 as anywhere; Write checks every rank).
+		var b goal.Builder
+		b.Reset(0)
+		if err := g.rank(&b, 0); err != nil {
+			return nil, fmt.Errorf("%w: rank 0: %w", ErrParams, err)
+		}
+	}
+	return g, nil
 }

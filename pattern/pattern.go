@@ -57,14 +57,16 @@ type Pattern struct {
 // schedule of any size streams rank by rank.
 type Generator struct {
 	ranks int
-	rank  func(b *goal.Builder, r int)
+	rank  func(b *goal.Builder, r int) error
 }
 
 // NumRanks is the number of ranks of the schedule.
 func (g *Generator) NumRanks() int { return g.ranks }
 
-// Rank appends the ops of rank r to b, which the caller has Reset to r.
-func (g *Generator) Rank(b *goal.Builder, r int) { g.rank(b, r) }
+// Rank appends the ops of rank r to b, which the caller has Reset to r. Its
+// error is a reduction that --reduce-cost makes longer than a calc holds
+// (goal.MaxCalc); b then does not hold the rank's schedule.
+func (g *Generator) Rank(b *goal.Builder, r int) error { return g.rank(b, r) }
 
 var patterns []*Pattern
 
@@ -136,7 +138,9 @@ func Write(g *Generator, write func(*goal.RankBlock) error) error {
 	var b goal.Builder
 	for r := 0; r < g.ranks; r++ {
 		b.Reset(int32(r))
-		g.rank(&b, r)
+		if err := g.rank(&b, r); err != nil {
+			return fmt.Errorf("rank %d: %w", r, err)
+		}
 		if err := write(b.Block()); err != nil {
 			return fmt.Errorf("rank %d: %w", r, err)
 		}

@@ -200,3 +200,46 @@ func TestLinearAlltoallvSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceCostTooLong: --reduce-cost that makes a reduction longer than
+// a calc holds is an error naming the flag, the algorithm and the limit:
+// from New when rank 0 combines (before any output), else from Write at
+// the first rank that does; it was a calc of 2^63 ns.
+func TestReduceCostTooLong(t *testing.T) {
+	const limit = "more than the 4611686018427387903 ns a calc holds"
+	for _, tc := range []struct {
+		name, pattern string
+		p             Params
+		newErr        string // from New
+		writeErr      string // from Write
+	}{
+		{"allreduce, from New", "mpi_allreduce", Params{Ranks: 4, Size: 1024, ReduceNsPerByte: 1e300},
+			"mpi_allreduce: pattern: invalid parameters: rank 0: --reduce-cost 1e+300: collective: invalid collective: allreduce/", ""},
+		{"linear scan, rank 0 combines nothing", "mpi_scan", Params{Ranks: 4, Size: 1024, Algo: "linear", ReduceNsPerByte: 1e300},
+			"", "rank 1: --reduce-cost 1e+300: collective: invalid collective: scan/linear: combining 1024 bytes"},
+		{"within the limit", "mpi_allreduce", Params{Ranks: 2, Size: 1024, Algo: "recdoub", ReduceNsPerByte: 4.5e15}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := New(tc.pattern, tc.p)
+			if tc.newErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.newErr) || !strings.Contains(err.Error(), limit) {
+					t.Fatalf("New: %v; want an error with %q and %q", err, tc.newErr, limit)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Write(g, func(*goal.RankBlock) error { return nil })
+			if tc.writeErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.writeErr) || !strings.Contains(err.Error(), limit) {
+				t.Fatalf("Write: %v; want an error with %q and %q", err, tc.writeErr, limit)
+			}
+		})
+	}
+}

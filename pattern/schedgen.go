@@ -51,9 +51,10 @@ func perRank(f sgRankFunc) func(p *Params) (*Generator, error) {
 
 func sgGenerator(p *Params, ranks int, f sgRankFunc) *Generator {
 	q := *p
-	return &Generator{ranks: ranks, rank: func(b *goal.Builder, r int) {
+	return &Generator{ranks: ranks, rank: func(b *goal.Builder, r int) error {
 		sgPrologue(b, &q)
 		f(b, &q, r)
+		return nil
 	}}
 }
 

@@ -174,12 +174,18 @@ func (p *Program) label(r int, g int32) string {
 	return goal.CanonicalLabel(g - p.rankStart[r])
 }
 
+// goal.MaxCalc, which the producers of calcs check, is the record's
+// sizeMask: if one changes without the other, one of these array lengths
+// is negative and the build fails.
+var _ [goal.MaxCalc - sizeMask]struct{}
+var _ [sizeMask - goal.MaxCalc]struct{}
+
 // sizeLimit is the largest size the engine takes for an op of kind k:
 // larger ones could overflow its int64 arithmetic, and a calc's must fit
 // the record's 62 bits of size (2^62 itself would be kept as 0 ns).
 func sizeLimit(k goal.Kind) uint64 {
 	if k == goal.Calc {
-		return sizeMask
+		return goal.MaxCalc
 	}
 	return MaxMessage
 }

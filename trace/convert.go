@@ -455,8 +455,8 @@ type rankState struct {
 	prevEnd int64   // end of the previous call: computation starts here
 	flushNs int64   // tracer flush time since prevEnd
 	started bool
-	// tooLong is set by compute to a scaled computation that an int64 of
-	// ns cannot hold; rank reports it.
+	// tooLong is set by compute to a scaled computation longer than a
+	// calc holds (goal.MaxCalc); rank reports it.
 	tooLong error
 }
 
@@ -543,20 +543,19 @@ func (cv *converter) gap(s *rankState, c *Call) {
 	if gap <= 0 {
 		return
 	}
-	v := math.Round(float64(gap) * cv.opt.ComputeScale)
-	if !(v < math.MaxInt64) {
-		s.tooLong = fmt.Errorf("the computation before it, %d ns times the compute scale %g, is %.4g ns: more than an int64 of ns holds", gap, cv.opt.ComputeScale, v)
+	t, err := goal.CalcSize(float64(gap) * cv.opt.ComputeScale)
+	if err != nil {
+		s.tooLong = fmt.Errorf("the computation before it, %d ns times the compute scale %g, is %w", gap, cv.opt.ComputeScale, err)
 		return
 	}
-	t := int64(v)
-	if t <= 0 {
+	if t == 0 {
 		return
 	}
-	id := cv.b.Calc(uint64(t), 0)
+	id := cv.b.Calc(t, 0)
 	cv.follow(s, id)
 	s.preds = append(s.preds[:0], pred{op: id})
 	cv.stats.Calcs++
-	cv.stats.ComputeNs += t
+	cv.stats.ComputeNs += int64(t)
 }
 
 // follow makes op id come after the rank's current predecessors.
@@ -845,7 +844,9 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 	slot := cv.contactSlot(s, r, comm.Members)
 	after := cv.join(s)
 	first := cv.b.NumOps()
-	cv.ends = alg.Emit(&cv.b, me, &spec, after, cv.ends)
+	if cv.ends, err = alg.Emit(&cv.b, me, &spec, after, cv.ends); err != nil {
+		return false, fmt.Errorf("--reduce-cost %g: %w", cv.opt.ReduceNsPerByte, err)
+	}
 	cv.contactEmitted(s, r, slot, first)
 	if c.Type.Stride > 0 {
 		for id := first; id < cv.b.NumOps(); id++ {

@@ -93,6 +93,49 @@ func TestConvertTraceErrors(t *testing.T) {
 	}
 }
 
+// TestReduceCostOverflow: a --reduce-cost that makes a collective's
+// reduction longer than a calc holds is an error naming the flag, the call,
+// the algorithm and the limit, with no output; it was written as a calc of
+// 2^63 ns, exit 0. Up to the limit the calc is written as computed.
+func TestReduceCostOverflow(t *testing.T) {
+	in := "../../trace/dumpi/testdata/sstmacro-testtrace-4"
+	const limit = "more than the 4611686018427387903 ns a calc holds"
+	for _, tc := range []struct {
+		name string
+		args []string // before the input and the output
+		code int
+		msg  []string
+	}{
+		{"convert 1e300", []string{"convert", "--reduce-cost", "1e300"}, ExitError,
+			[]string{"rank 0: MPI_Allreduce at t=2240000: --reduce-cost 1e+300: ", "allreduce/recdoub: combining 4 bytes at the reduction cost 1e+300 ns/byte is 4e+300 ns: " + limit}},
+		{"convert just beyond", []string{"convert", "--reduce-cost", "1.153e18"}, ExitError,
+			[]string{"--reduce-cost 1.153e+18: ", "combining 4 bytes", "is 4.612e+18 ns: " + limit}},
+		{"extrapolate 1e300", []string{"extrapolate", "--factor", "2", "--reduce-cost", "1e300"}, ExitError,
+			[]string{"--reduce-cost 1e+300: ", limit}},
+		{"convert within the limit", []string{"convert", "--reduce-cost", "1.15e18"}, ExitOK, []string{"calc 4600000000000000000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.goal")
+			code, _, e := run(append(tc.args, in, out)...)
+			data, _ := os.ReadFile(out)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, e)
+			}
+			if code != ExitOK {
+				if data != nil {
+					t.Errorf("an output was written")
+				}
+				data = []byte(e)
+			}
+			for _, m := range tc.msg {
+				if !strings.Contains(string(data), m) {
+					t.Errorf("%q lacks %q", data, m)
+				}
+			}
+		})
+	}
+}
+
 // TestConvertImported converts a sample of each imported format, its
 // format detected or given, and simulates the result.
 func TestConvertImported(t *testing.T) {

@@ -119,17 +119,29 @@ type flagNeed struct {
 var genCommonFlags = map[string]bool{"p": true, "o": true, "quiet": true, "list": true, "s": true, "d": true}
 
 // checkGenFlags refuses a flag the pattern does not use (the pattern's
-// flag list, as gen --list shows it) and a rank count below 1.
+// flag list, as gen --list shows it), a rank count below 1, a root outside
+// the ranks, a segment of 0 bytes and a reduction cost that is not a
+// cost. (The integer flags' own ranges are their intFlag's.)
 func checkGenFlags(given map[string]bool, o GenOptions) error {
-	if given["s"] && o.Params.Ranks < 1 {
-		return fmt.Errorf("-s %d: a schedule needs at least 1 rank", o.Params.Ranks)
+	p := &o.Params
+	if given["s"] && p.Ranks < 1 {
+		return fmt.Errorf("-s %d: a schedule needs at least 1 rank", p.Ranks)
 	}
-	p, err := pattern.Lookup(o.Pattern)
+	if given["root"] && p.Root >= p.Ranks {
+		return fmt.Errorf("--root %d: want a rank from 0 to %d (-s %d)", p.Root, p.Ranks-1, p.Ranks)
+	}
+	if given["segmentsize"] && p.Segment == 0 {
+		return fmt.Errorf("--segmentsize 0: want at least 1 byte (omit it for the default)")
+	}
+	if given["reduce-cost"] && !nonNegative(p.ReduceNsPerByte) {
+		return fmt.Errorf("--reduce-cost %v: want ns/byte >= 0", p.ReduceNsPerByte)
+	}
+	pat, err := pattern.Lookup(o.Pattern)
 	if err != nil {
 		return nil // Gen names the unknown pattern
 	}
 	uses := map[string]bool{}
-	for _, f := range p.Flags {
+	for _, f := range pat.Flags {
 		uses[strings.TrimLeft(f, "-")] = true
 	}
 	var unused []string
@@ -140,7 +152,7 @@ func checkGenFlags(given map[string]bool, o GenOptions) error {
 	}
 	if len(unused) > 0 {
 		sort.Strings(unused)
-		return fmt.Errorf("%s does not apply to pattern %s, which uses %s", strings.Join(unused, ", "), p.Name, strings.Join(p.Flags, " "))
+		return fmt.Errorf("%s does not apply to pattern %s, which uses %s", strings.Join(unused, ", "), pat.Name, strings.Join(pat.Flags, " "))
 	}
 	return nil
 }

@@ -144,16 +144,35 @@ func TestComputeScaleZero(t *testing.T) {
 }
 
 // TestComputeScaleOverflow: a compute scale that makes a computation
-// longer than an int64 of ns is an error naming the scale, not a wrapped
-// time that drops the computation.
+// longer than a calc holds (goal.MaxCalc, what sim runs) is an error naming
+// the scale and the limit, not a wrapped time that drops the computation
+// nor a calc that sim refuses.
 func TestComputeScaleOverflow(t *testing.T) {
-	o := filepath.Join(t.TempDir(), "out.goal")
-	code, _, e := run("convert", "--compute-scale", "1e300", "../../trace/liballprof/testdata/vladimir-4", o)
-	if code != ExitError || !strings.Contains(e, "times the compute scale 1e+300") || !strings.Contains(e, "rank 0") {
-		t.Errorf("exit %d: %s", code, e)
-	}
-	if _, err := os.Stat(o); !os.IsNotExist(err) {
-		t.Errorf("an output was written: %v", err)
+	for _, tc := range []struct {
+		name, scale, trace string
+		msg                []string
+	}{
+		{"beyond an int64", "1e300", "../../trace/liballprof/testdata/vladimir-4",
+			[]string{"times the compute scale 1e+300", "rank 0", "more than the 4611686018427387903 ns a calc holds"}},
+		// 42000 ns before the barrier: 5.04e18 ns fits an int64 but not a calc.
+		{"between 2^62 and 2^63", "1.2e14", "../../trace/dumpi/testdata/sstmacro-testtrace-4",
+			[]string{"42000 ns times the compute scale 1.2e+14, is 5.04e+18 ns: more than the 4611686018427387903 ns a calc holds"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := filepath.Join(t.TempDir(), "out.goal")
+			code, _, e := run("convert", "--compute-scale", tc.scale, tc.trace, o)
+			if code != ExitError {
+				t.Errorf("exit %d: %s", code, e)
+			}
+			for _, m := range tc.msg {
+				if !strings.Contains(e, m) {
+					t.Errorf("error %q lacks %q", e, m)
+				}
+			}
+			if _, err := os.Stat(o); !os.IsNotExist(err) {
+				t.Errorf("an output was written: %v", err)
+			}
+		})
 	}
 }
 

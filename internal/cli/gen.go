@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/gopsim/gopsim/internal/excerpt"
 	"github.com/gopsim/gopsim/pattern"
 	"github.com/gopsim/gopsim/progress"
+	"github.com/gopsim/gopsim/sim"
 )
 
 // GenOptions are the options of `gopsim gen`.
@@ -50,6 +52,57 @@ func (l *intList) Set(v string) error {
 	return nil
 }
 
+// intFlag is an integer flag whose error says what it wants (the flag
+// package says only "parse error"): a value that is not an integer, or
+// that ok refuses.
+type intFlag struct {
+	v    *int
+	ok   func(int) bool // nil: any integer
+	want string
+}
+
+func atLeast(min int) func(int) bool { return func(x int) bool { return x >= min } }
+
+func (f intFlag) String() string {
+	if f.v == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.v)
+}
+
+func (f intFlag) Set(s string) error {
+	x, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil || f.ok != nil && !f.ok(int(x)) {
+		return fmt.Errorf("want %s", f.want)
+	}
+	*f.v = int(x)
+	return nil
+}
+
+// uintFlag is an unsigned integer flag of at most max whose error says
+// what it wants.
+type uintFlag struct {
+	v    *uint64
+	max  uint64
+	want string
+}
+
+func (f uintFlag) String() string {
+	if f.v == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*f.v, 10)
+}
+
+func (f uintFlag) Set(s string) error {
+	x, err := strconv.ParseUint(s, 0, 64)
+	if err != nil || x > f.max {
+		return fmt.Errorf("want %s", f.want)
+	}
+	*f.v = x
+	return nil
+}
+
 // genVars are the flags that need checking before they become Params.
 type genVars struct {
 	list bool
@@ -58,30 +111,40 @@ type genVars struct {
 	tag  uint64
 }
 
+// The limits of gen's sizes and times: what gopsim sim runs.
+const (
+	maxMessageWhat = "the largest message gopsim sim runs (2 TiB)"
+	maxCalcWhat    = "the longest calc gopsim sim runs"
+)
+
 func genFlags(o *GenOptions, v *genVars) *flag.FlagSet {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	p := &o.Params
 	fs.StringVar(&o.Pattern, "p", "binomialtreebcast", "`pattern` name (--list shows all)")
-	fs.IntVar(&p.Ranks, "s", 8, "number of `ranks`, at least 1")
+	p.Ranks = 8
+	fs.Var(intFlag{v: &p.Ranks, want: "a number of ranks, at least 1"}, "s", "number of `ranks`, at least 1")
 	p.Size = 1
-	fs.Var(bytesQty(&p.Size), "d", "`bytes` per basic message (per block for gather/alltoall-like collectives; units: 64KiB)")
-	fs.IntVar(&p.Root, "root", 0, "`rank` of the root of rooted patterns")
-	fs.IntVar(&p.NWay, "nway", 0, "fan-out `n` of nwaydissemination (default 1) and of k-ary algorithms")
+	fs.Var(bytesQty(&p.Size).atMost(sim.MaxMessage, maxMessageWhat), "d", "`bytes` per basic message (per block for gather/alltoall-like collectives; units: 64KiB; at most 2TiB, the largest message sim runs)")
+	fs.Var(intFlag{v: &p.Root, ok: atLeast(0), want: "a rank, 0 to -s minus 1"}, "root", "`rank` of the root of rooted patterns, 0 to -s minus 1")
+	fs.Var(intFlag{v: &p.NWay, ok: atLeast(1), want: "a fan-out of at least 1"}, "nway", "fan-out `n`, at least 1, of nwaydissemination (default 1) and of k-ary algorithms (default: the algorithm's)")
 	fs.Var(bytesQty(&p.Segment), "segmentsize", "pipeline segment in `bytes` (units: 8KiB; default: 1 for Schedgen's patterns, 8192 for pipelined algorithms)")
-	fs.Uint64Var(&p.Seed, "seed", 0, "`seed` of random patterns (same seed, same schedule)")
-	fs.Var(nsQty(&p.NB), "nb", "Schedgen --nb: a calc of this many `ns` (units: 10us) at the start of every rank")
-	fs.Var(nsQty(&p.NBPoll), "nb-poll", "Schedgen --nb-poll: split the --nb calc into calcs of this many `ns` (units: 1us)")
+	fs.Var(uintFlag{v: &p.Seed, max: math.MaxUint64, want: "an unsigned integer, 0 to 18446744073709551615"}, "seed", "`seed` of random patterns (same seed, same schedule)")
+	fs.Var(nsQty(&p.NB).atMost(goal.MaxCalc, maxCalcWhat), "nb", "Schedgen --nb: a calc of this many `ns` (units: 10us) at the start of every rank")
+	fs.Var(nsQty(&p.NBPoll).atMost(goal.MaxCalc, maxCalcWhat), "nb-poll", "Schedgen --nb-poll: split the --nb calc into calcs of this many `ns` (units: 1us)")
 	v.rpl = -1
-	fs.Var(nsQty(&v.rpl), "rpl-dep-cmp", "allreduce_recdoub: replace data dependencies by a calc of this many `ns` (units: 2us; -1: off)")
-	fs.IntVar(&p.A2AVSkew, "a2av-skew-ratio", 1, "linear_alltoallv: random sizes are up to -d / this `ratio`")
+	fs.Var(nsQty(&v.rpl).atMost(goal.MaxCalc, maxCalcWhat), "rpl-dep-cmp", "allreduce_recdoub: replace data dependencies by a calc of this many `ns` (units: 2us; -1: off)")
+	p.A2AVSkew = 1
+	fs.Var(intFlag{v: &p.A2AVSkew, ok: atLeast(1), want: "a ratio of at least 1"}, "a2av-skew-ratio", "linear_alltoallv: random sizes are up to -d / this `ratio`, at least 1")
 	fs.BoolVar(&p.A2AVOutcast, "outcast", false, "linear_alltoallv: rank root+1 sends -d bytes to everyone")
 	fs.StringVar(&p.Algo, "algo", "auto", "collective `algorithm`, or auto for MPICH's choice")
 	fs.Var(perByteQty(&p.ReduceNsPerByte), "reduce-cost", "reduction compute in `ns/byte` (or as a rate: 4GB/s), as calc ops (collectives)")
-	fs.Uint64Var(&v.tag, "tag", 0, "`tag` of every message of a collective")
-	fs.IntVar(&p.Iterations, "iterations", 1, "`count` of repetitions (collective and application patterns)")
-	fs.Var(nsQty(&p.Compute), "compute", "computation per rank before each iteration, in `ns` (units: 50us)")
+	fs.Var(uintFlag{v: &v.tag, max: goal.MaxTag, want: fmt.Sprintf("a tag from 0 to %d", uint64(goal.MaxTag))}, "tag", "`tag` of every message of a collective")
+	p.Iterations = 1
+	fs.Var(intFlag{v: &p.Iterations, ok: atLeast(1), want: "a count of at least 1"}, "iterations", "`count` of repetitions, at least 1 (collective and application patterns)")
+	fs.Var(nsQty(&p.Compute).atMost(goal.MaxCalc, maxCalcWhat), "compute", "computation per rank before each iteration, in `ns` (units: 50us; at most 2^62-1, the longest calc sim runs)")
 	fs.Var(&v.dims, "dims", "process grid for halo patterns, e.g. `16,16` (default: as square as possible)")
-	fs.IntVar(&p.Stencil, "stencil", 0, "halo stencil `points`: 5 or 9 (2-D), 7 or 27 (3-D); default 5 / 7")
+	fs.Var(intFlag{v: &p.Stencil, ok: func(x int) bool { return x == 5 || x == 9 || x == 7 || x == 27 }, want: "5 or 9 points (halo2d), 7 or 27 (halo3d)"},
+		"stencil", "halo stencil `points`: 5 or 9 (2-D), 7 or 27 (3-D); default 5 / 7")
 	fs.BoolVar(&p.Periodic, "periodic", false, "halo neighbours wrap around")
 	fs.StringVar(&o.Output, "o", "", "output `file`: text if it ends in .goal, binary otherwise; default text on stdout")
 	fs.BoolVar(&v.list, "list", false, "list every pattern with its flags and exit")
@@ -116,10 +179,6 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "gopsim gen: unexpected argument %s (the output file goes after -o)\n", excerpt.Quote(fs.Arg(0)))
-		return ExitUsage
-	}
-	if v.tag > goal.MaxTag {
-		fmt.Fprintf(stderr, "gopsim gen: --tag %d above %d\n", v.tag, uint64(goal.MaxTag))
 		return ExitUsage
 	}
 	o.Params.Tag = uint32(v.tag)

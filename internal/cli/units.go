@@ -87,6 +87,32 @@ type qtyFlag[T int64 | uint64 | float64] struct {
 	v     *T
 	parse func(string) (float64, error)
 	whole string
+	max   uint64 // an integer flag's largest value (0: no limit but 2^62 with a unit); see atMost
+	what  string // the limit max is, for the error
+}
+
+// atMost limits an integer flag to max, which what describes ("the
+// longest calc gopsim sim runs"): a larger value, plain or with a unit, is
+// an error naming the value and the limit, never a clamped number.
+func (f qtyFlag[T]) atMost(max uint64, what string) qtyFlag[T] {
+	f.max, f.what = max, what
+	return f
+}
+
+// wholeString is whole number x in decimal, exactly below 2^63.
+func wholeString(x float64) string {
+	if x < 1<<63 {
+		return strconv.FormatUint(uint64(x), 10)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// tooLarge is the error of value v (in decimal), typed as s, above f.max.
+func (f qtyFlag[T]) tooLarge(s, v string) error {
+	if v != s {
+		s += " is " + v
+	}
+	return fmt.Errorf("%s %s: more than %s, %d %s", s, f.whole, f.what, f.max, f.whole)
 }
 
 func (f qtyFlag[T]) String() string {
@@ -106,11 +132,17 @@ func (f qtyFlag[T]) Set(s string) error {
 		}
 	case int64:
 		if x, err := strconv.ParseInt(s, 0, 64); err == nil {
+			if f.max > 0 && x > 0 && uint64(x) > f.max {
+				return f.tooLarge(s, strconv.FormatInt(x, 10))
+			}
 			*f.v = T(x)
 			return nil
 		}
 	case uint64:
 		if x, err := strconv.ParseUint(s, 0, 64); err == nil {
+			if f.max > 0 && x > f.max {
+				return f.tooLarge(s, strconv.FormatUint(x, 10))
+			}
 			*f.v = T(x)
 			return nil
 		}
@@ -123,8 +155,16 @@ func (f qtyFlag[T]) Set(s string) error {
 		if x != math.Trunc(x) {
 			return fmt.Errorf("%s is %g %s: want a whole number of %s", s, x, f.whole, f.whole)
 		}
+		// float64(f.max) may round up to f.max+1 (2^62 for 2^62-1): the
+		// converted value is checked again below.
+		if f.max > 0 && x > float64(f.max) {
+			return f.tooLarge(s, wholeString(x))
+		}
 		if x > 1<<62 {
 			return fmt.Errorf("%s is %g %s: beyond %d", s, x, f.whole, int64(1)<<62)
+		}
+		if f.max > 0 && x > 0 && uint64(x) > f.max {
+			return f.tooLarge(s, wholeString(x))
 		}
 	}
 	*f.v = T(x)

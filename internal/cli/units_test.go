@@ -97,6 +97,17 @@ func TestQuantityFlags(t *testing.T) {
 		{"flops SimGrid G", flopsQty(&f64), "1.5Gf", func() float64 { return f64 }, 1.5e9, ""},
 		{"flops no unit", flopsQty(&f64), "1G", nil, 0, "SimGrid's f"},
 		{"flops zero", flopsQty(&f64), "0f", nil, 0, "positive"},
+		// atMost: the limit, plain or with a unit, exactly (2^62-1 is 2^62 as a float).
+		{"calc at its limit", nsQty(&u64).atMost(1<<62-1, "the calc limit"), "4611686018427387903", func() float64 { return float64(u64) }, 1<<62 - 1, ""},
+		{"calc one above, plain", nsQty(&u64).atMost(1<<62-1, "the calc limit"), "4611686018427387904", nil, 0, "4611686018427387904 ns: more than the calc limit, 4611686018427387903 ns"},
+		{"calc one above, as a float", nsQty(&u64).atMost(1<<62-1, "the calc limit"), "4.611686018427387904e18", nil, 0, "is 4611686018427387904 ns: more than the calc limit"},
+		{"calc far above", nsQty(&u64).atMost(1<<62-1, "the calc limit"), "1e30", nil, 0, "1e30 is 1e+30 ns: more than the calc limit"},
+		{"calc in hex", nsQty(&u64).atMost(1<<62-1, "the calc limit"), "0x4000000000000000", nil, 0, "0x4000000000000000 is 4611686018427387904 ns: more than"},
+		{"signed: -1 is the command's", nsQty(&i64).atMost(10, "ten"), "-1", func() float64 { return float64(i64) }, -1, ""},
+		{"signed above", nsQty(&i64).atMost(10, "ten"), "11", nil, 0, "11 ns: more than ten, 10 ns"},
+		{"bytes at 2TiB", bytesQty(&u64).atMost(1<<41, "2 TiB"), "2TiB", func() float64 { return float64(u64) }, 1 << 41, ""},
+		{"bytes above 2TiB", bytesQty(&u64).atMost(1<<41, "2 TiB"), "3TiB", nil, 0, "3TiB is 3298534883328 bytes: more than 2 TiB, 2199023255552 bytes"},
+		{"bytes int64 max", bytesQty(&u64).atMost(1<<41, "2 TiB"), "9223372036854775807", nil, 0, "9223372036854775807 bytes: more than 2 TiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.f.Set(tc.in)
