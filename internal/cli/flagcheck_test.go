@@ -183,8 +183,8 @@ func TestFlagParseErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"gen", "-p", "mpi_allreduce", "-s", "1.5"}, `invalid value "1.5" for flag -s: want an integer`},
-		{[]string{"gen", "-p", "mpi_allreduce", "-s", "99999999999999999999"}, `for flag -s: out of range: want an integer that fits 64 bits`},
+		{[]string{"sim", "--hottest", "1.5"}, `invalid value "1.5" for flag -hottest: want an integer`},
+		{[]string{"sim", "--hottest", "99999999999999999999"}, `for flag -hottest: out of range: want an integer that fits 64 bits`},
 		{[]string{"noise", "measure", "--duration", "1.5"}, `for flag -duration: want a duration with its unit, such as 1.5s or 100ms`},
 		{[]string{"sim", "--quiet=maybe"}, `invalid boolean value "maybe" for -quiet: want true or false`},
 		{[]string{"sim", "--frobnicate"}, "flag provided but not defined: -frobnicate"},
