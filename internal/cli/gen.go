@@ -239,6 +239,13 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 	stopBar := bar.Poll(ranks.Load, 0)
 	count := func(write func(*goal.RankBlock) error) func(*goal.RankBlock) error {
 		return func(b *goal.RankBlock) error {
+			// -d is per block: a collective that combines blocks (a
+			// gather, an all-to-all) can send more than -d in one message.
+			for i := range b.Ops {
+				if op := &b.Ops[i]; op.Kind != goal.Calc && op.Size > sim.MaxMessage {
+					return fmt.Errorf("op %d: a %s of %d bytes, more than the largest message gopsim sim runs (%d bytes, 2 TiB): lower -d", i, op.Kind, op.Size, int64(sim.MaxMessage))
+				}
+			}
 			ops += int64(len(b.Ops))
 			edges += int64(len(b.Deps))
 			err := write(b)

@@ -79,6 +79,8 @@ func TestGenErrors(t *testing.T) {
 		{[]string{"-p", "allreduce_recdoub", "-s", "12", "-o", out}, ExitError, "use -p mpi_allreduce --algo recdoub"},
 		{[]string{"-p", "halo2d", "--dims", "2,x", "-o", out}, ExitUsage, "comma-separated list"},
 		{[]string{"-p", "dissemination", "extra"}, ExitUsage, `unexpected argument "extra"`},
+		// -d is per block; a recursive-doubling allgather of 8 sends 4 blocks at once
+		{[]string{"-p", "mpi_allgather", "--algo", "recdoub", "-s", "8", "-d", "1TiB", "-o", out}, ExitError, "rank 0: op 4: a send of 4398046511104 bytes, more than the largest message gopsim sim runs"},
 		// integer flags: a value outside the flag's range says what is wanted
 		{[]string{"-p", "mpi_bcast", "--tag", "4294967295"}, ExitUsage, `invalid value "4294967295" for flag -tag: want a tag from 0 to 4294967294`},
 		{[]string{"-p", "mpi_bcast", "--tag", "-1"}, ExitUsage, `invalid value "-1" for flag -tag: want a tag from 0 to 4294967294`},
