@@ -79,8 +79,8 @@ func ExampleWriteParaver() {
 	// run.row
 }
 
-// The .prv trace: a header, then state, event and communication records
-// sorted by time.
+// The .prv trace: a header, a comment with the parameters, then state,
+// event and communication records sorted by time.
 func ExampleWritePRV() {
 	p, res := exampleRun()
 	if err := timeline.WritePRV(os.Stdout, p, res, timeline.Options{}); err != nil {
@@ -88,6 +88,7 @@ func ExampleWritePRV() {
 	}
 	// Output:
 	// #Paraver (01/01/70 at 00:00):5554_ns:2(1,1):1:2(1:1,1:2)
+	// # gopsim: params L=2500 ns, o=1500 ns, g=1000 ns, G=6 ns/byte (166.7 MB/s), O=0 ns/byte, S=65535 bytes; ranks 0-1; window 0..end ns
 	// 1:1:1:1:1:0:1500:2
 	// 2:1:1:1:1:0:90000001:1
 	// 3:1:1:1:1:0:1500:2:1:2:1:5554:4000:10:0

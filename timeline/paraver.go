@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/internal/atomicfile"
@@ -63,6 +64,10 @@ type prvRec struct {
 //
 //	#Paraver (01/01/70 at 00:00):FTIME_ns:K(C,...,C):1:K(C:1,...,C:K)
 //
+// followed by one comment line (Paraver skips body lines that start with
+// '#') that echoes the run: "# gopsim: input NAME; params ...; ranks
+// 0-15,32; window 0..end ns".
+//
 // with the fixed date ParaverDate, FTIME the run's maximum finishing time,
 // and K nodes of C CPUs (C the CPUs per rank), one per shown rank, running
 // one application of K tasks (the shown ranks, in Options.Ranks order:
@@ -99,6 +104,9 @@ func WritePRV(w io.Writer, p *sim.Program, res *sim.Result, opt Options) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if _, err := bw.Write(v.prvHeader()); err != nil {
+		return err
+	}
+	if _, err := bw.Write(v.prvComment()); err != nil {
 		return err
 	}
 	if err := runs.merge(bw); err != nil {
@@ -183,6 +191,33 @@ func (v *view) prvHeader() []byte {
 		b = strconv.AppendInt(b, int64(i+1), 10)
 	}
 	return append(b, ")\n"...)
+}
+
+// prvComment returns the comment line after the header, which echoes what
+// the Chrome form's otherData does: the generator, the input, the
+// parameters, the ranks shown and the window (Paraver skips a body line
+// that starts with '#').
+func (v *view) prvComment() []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, "# gopsim: "...)
+	if v.input != "" {
+		b = append(b, "input "...)
+		b = append(b, strings.ReplaceAll(v.input, "\n", " ")...)
+		b = append(b, "; "...)
+	}
+	b = append(b, "params "...)
+	b = append(b, v.res.Params.String()...)
+	b = append(b, "; ranks "...)
+	b = append(b, rankList(v.ranks)...)
+	b = append(b, "; window "...)
+	b = strconv.AppendInt(b, v.from, 10)
+	b = append(b, ".."...)
+	if v.to == 1<<63-1 {
+		b = append(b, "end"...)
+	} else {
+		b = strconv.AppendInt(b, v.to, 10)
+	}
+	return append(b, " ns\n"...)
 }
 
 // prvCPU appends the cpu:appl:task:thread of a record.

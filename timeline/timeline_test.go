@@ -471,6 +471,11 @@ func checkParaver(t *testing.T, prv, row []byte) [4]int {
 			t.Errorf("record %q: object %d:%d:%d:%d outside the header's", line, cpu, ap, task, thread)
 		}
 	}
+	// The line after the header is the comment that echoes the run
+	// (Paraver skips a body line that starts with '#').
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "# gopsim: ") || !strings.Contains(sc.Text(), "params L=") {
+		t.Fatalf("no comment line with the parameters after the header: %q", sc.Text())
+	}
 	for sc.Scan() {
 		line := sc.Text()
 		var v []int64
