@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -141,7 +142,10 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := Extrapolate(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "extrapolate", err)
-		return ExitError
+		if errors.Is(err, extrapolation.ErrOptions) {
+			return ExitUsage // a factor or grid the input cannot take
+		}
+		return exitCode(err)
 	}
 	return ExitOK
 }
@@ -192,7 +196,7 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 				p *= d
 			}
 			if p != s.NumRanks {
-				return fmt.Errorf("%s: --grid %s has %d ranks, the schedule %d", in, extrapolation.FormatDims(o.Grid), p, s.NumRanks)
+				return usageMistake(fmt.Errorf("%s: --grid %s has %d ranks, the schedule %d", in, extrapolation.FormatDims(o.Grid), p, s.NumRanks))
 			}
 			fmt.Fprintf(log, "grid: %s, its first dimension multiplied by %d\n", extrapolation.FormatDims(o.Grid), o.Factor)
 		}

@@ -27,6 +27,7 @@ func TestExtrapolateUsage(t *testing.T) {
 		{"no factor", []string{"extrapolate", in, out}, ExitUsage, "", "--factor K is required"},
 		{"factor 0", []string{"extrapolate", "--factor", "0", in, out}, ExitUsage, "", "--factor 0: give the scale factor K"},
 		{"output -", []string{"extrapolate", "--factor", "2", in, "-"}, ExitUsage, "", `OUT "-": give a file`},
+		{"grid of other ranks", []string{"extrapolate", "--factor", "2", "--grid", "3x1", in, out}, ExitUsage, "", "grid 3x1 has 3 ranks, the schedule 2"},
 		{"no output", []string{"extrapolate", "--factor", "2", in}, ExitUsage, "", "expected IN and OUT"},
 		{"fractional factor", []string{"extrapolate", "--factor", "2.5", in, out}, ExitUsage, "", `invalid value "2.5" for flag -factor: want a whole number K of copies`},
 		{"bad grid", []string{"extrapolate", "--factor", "2", "--grid", "4x0", in, out}, ExitUsage, "", "is not a positive integer"},
