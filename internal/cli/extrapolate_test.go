@@ -27,12 +27,11 @@ func TestExtrapolateUsage(t *testing.T) {
 		{"no factor", []string{"extrapolate", in, out}, ExitUsage, "", "--factor K is required"},
 		{"factor 0", []string{"extrapolate", "--factor", "0", in, out}, ExitUsage, "", "--factor 0: give the scale factor K"},
 		{"output -", []string{"extrapolate", "--factor", "2", in, "-"}, ExitUsage, "", `OUT "-": give a file`},
-		{"grid of other ranks", []string{"extrapolate", "--factor", "2", "--grid", "3x1", in, out}, ExitUsage, "", "grid 3x1 has 3 ranks, the schedule 2"},
 		{"no output", []string{"extrapolate", "--factor", "2", in}, ExitUsage, "", "expected IN and OUT"},
 		{"fractional factor", []string{"extrapolate", "--factor", "2.5", in, out}, ExitUsage, "", `invalid value "2.5" for flag -factor: want a whole number K of copies`},
 		{"bad grid", []string{"extrapolate", "--factor", "2", "--grid", "4x0", in, out}, ExitUsage, "", "is not a positive integer"},
 		{"grid and no-grid", []string{"extrapolate", "--factor", "2", "--grid", "2", "--no-grid", in, out}, ExitUsage, "", "exclude each other"},
-		{"grid size", []string{"extrapolate", "--factor", "2", "--grid", "3", in, out}, ExitError, "", "grid 3 has 3 ranks, the schedule 2"},
+		{"grid size", []string{"extrapolate", "--factor", "2", "--grid", "3", in, out}, ExitUsage, "", "grid 3 has 3 ranks, the schedule 2"},
 		{"missing input", []string{"extrapolate", "--factor", "2", filepath.Join(dir, "none.goal"), out}, ExitError, "", "no such file"},
 		{"too many ranks", []string{"extrapolate", "--factor", "2000000000", in, out}, ExitError, "", "more than the 2147483647 ranks"},
 	}
