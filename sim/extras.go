@@ -89,16 +89,18 @@ type extras struct {
 	// recSlot[g>>recPageShift] of recPageOps records from recBase
 	// (record): the record pool of a streamed run (streamrec.go), or rec
 	// in op order.
-	recOn   bool
-	recBase unsafe.Pointer
-	recSlot []uint32
-	prog    *atomic.Int64
+	recOn    bool
+	pathOnly bool // Options.PathOnly: no copy of the record in ns
+	recBase  unsafe.Pointer
+	recSlot  []uint32
+	prog     *atomic.Int64
 }
 
 // RecordBytes is the memory the per-op record (Options.Record) of a run
 // in memory of ops ops under params takes: 96 bytes an op, twice that
 // when the parameters have fractions of a ns (the run counts ps and
-// Result.Record is a copy in ns). A streamed run keeps it in a file.
+// Result.Record is a copy in ns), unless Options.PathOnly (then
+// RecordBytes(DefaultParams(), ops)). A streamed run keeps it in a file.
 func RecordBytes(params Params, ops int64) int64 {
 	n := ops * recSize
 	if scaleOf(&params) != 1 {
@@ -140,6 +142,7 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 	if opt.Breakdown {
 		x.bd = make([]Breakdown, p.NumRanks)
 	}
+	x.pathOnly = opt.Record && opt.PathOnly
 	switch {
 	case opt.Record && p.win != nil:
 		base, slot, err := p.win.records(p, opt.RecordRanks)

@@ -817,3 +817,45 @@ func textProgram(t *testing.T, text, name string) ([]byte, *Program) {
 	}
 	return bin, mem
 }
+
+// TestPathOnly: with Options.PathOnly a run counting ps keeps no record
+// in ns (Result.Record nil, no second record file when streamed) and
+// CriticalPath gives the same path as without it, in memory and
+// streamed; a run counting ns is not changed.
+func TestPathOnly(t *testing.T) {
+	bin := binaryOf(t, patternSchedule(t, "allreduce_recdoub", 64, 1<<16))
+	mem, err := ReadProgram(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := streamedWith(t, bin, StreamOptions{Unit: 3})
+	frac := DefaultParams()
+	frac.GapPerByte, frac.Overhead = 0.37, 1500.5
+	for _, par := range []Params{frac, DefaultParams()} {
+		for name, p := range map[string]*Program{"in memory": mem, "streamed": str} {
+			want, err := p.Run(Options{Params: par, Record: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wp, err := CriticalPath(p, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantPath := fmt.Sprint(wp)
+			got, err := p.Run(Options{Params: par, Record: true, PathOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fractional := par.Overhead != DefaultParams().Overhead; (got.Record == nil) != fractional {
+				t.Errorf("%s, fractional %v: Record nil %v", name, fractional, got.Record == nil)
+			}
+			gp, err := CriticalPath(p, got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(gp) != wantPath || got.MaxTime != want.MaxTime {
+				t.Errorf("%s, %s: the path with PathOnly differs:\n%v\nwant\n%v", name, par, gp, wp)
+			}
+		}
+	}
+}

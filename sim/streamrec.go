@@ -268,14 +268,18 @@ func (rf *recFile) only(p *Program, ranks []int) {
 // the records of the ops it never loaded set to their initial values, as
 // a run in memory leaves them, and returns the record read from its
 // file, raw, and in ns: the same when the run counted ns (scale 1), else
-// a second file converted from it a run of pages at a time.
-func (w *window) finishRecord(p *Program, scale int64) (raw, ns []OpRecord, err error) {
+// a second file converted from it a run of pages at a time; nil with
+// rawOnly (Options.PathOnly).
+func (w *window) finishRecord(p *Program, scale int64, rawOnly bool) (raw, ns []OpRecord, err error) {
 	rf := w.rec
 	if err := w.writeUnfinished(p); err != nil {
 		return nil, nil, err
 	}
 	if scale == 1 {
 		return rf.view, rf.view, nil
+	}
+	if rawOnly {
+		return rf.view, nil, nil
 	}
 	if w.recNs == nil {
 		x, err := newRecFile(w.dir, rf.n, false)

@@ -37,7 +37,7 @@ type simMemory struct {
 
 func (m *simMemory) flags(fs *flag.FlagSet) {
 	m.mode = "auto"
-	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more (192 in ps) for the per-op record of --critical-path, --timeline or --paraver, a text one by 1.8 times its file's; a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed; and a binary one whose timelines show some ranks only, without --critical-path, once the record of every op would exceed 64 MiB, since a streamed run keeps only theirs), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more for the per-op record of --critical-path, --timeline or --paraver (192 in ps with a timeline, which reads a copy in ns), a text one by 1.8 times its file's; a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed; and a binary one whose timelines show some ranks only, without --critical-path, once the record of every op would exceed 64 MiB, since a streamed run keeps only theirs), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
 		switch v {
 		case "auto", "on", "off":
 			m.mode = v
@@ -51,7 +51,7 @@ func (m *simMemory) flags(fs *flag.FlagSet) {
 		}
 		return fmt.Errorf("%q: expected auto, on or off", v)
 	})
-	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs up to about 5 bytes per op (none for units kept in memory: see docs/performance.md); with --critical-path, --timeline or --paraver, the record of the run goes there too (96 bytes per op, twice that with parameters in fractions of a ns; for timelines without --critical-path, only the pages of the ranks shown and of their messages' other ends), and --paraver sorts its trace there (about 35 bytes per line)")
+	fs.StringVar(&m.spillDir, "spill-dir", "", "`directory` of the spill file of a streamed run (default: the system's temporary directory); the file is unlinked at once and needs up to about 5 bytes per op (none for units kept in memory: see docs/performance.md); with --critical-path, --timeline or --paraver, the record of the run goes there too (96 bytes per op, twice that with parameters in fractions of a ns and a timeline, which reads a copy in ns; for timelines without --critical-path, only the pages of the ranks shown and of their messages' other ends), and --paraver sorts its trace there (about 35 bytes per line)")
 	fs.IntVar(&m.unit, "stream-unit", 0, "ops a streamed run loads at a time (default 128)")
 }
 

@@ -104,6 +104,11 @@ func TestSimStream(t *testing.T) {
 		if code != ExitOK || !strings.Contains(errOut, "(192 bytes an op)") {
 			t.Errorf("auto, a timeline in ps: exit %d: %q", code, errOut)
 		}
+		// A critical path alone keeps no copy in ns (sim.Options.PathOnly).
+		code, _, errOut = run("sim", "--json", "--critical-path", "-G", "0.5", "--spill-dir", dir, coll)
+		if code != ExitOK || !strings.Contains(errOut, "(96 bytes an op)") {
+			t.Errorf("auto, a critical path in ps: exit %d: %q", code, errOut)
+		}
 	}()
 
 	// auto streams a run whose timelines show some ranks only once the

@@ -52,6 +52,7 @@ func (s *simOutputs) options(opt *sim.Options, numRanks int) error {
 		return nil
 	}
 	opt.Record = true
+	opt.PathOnly = s.pathOnly()
 	var ranks []int
 	if s.ranks != "" && (s.chrome != "" || s.paraver != "") {
 		// Checked before the run, not after it.
@@ -97,7 +98,16 @@ func (s *simOutputs) recordPerOp(params sim.Params) int64 {
 	if !s.critical && s.chrome == "" && s.paraver == "" {
 		return 0
 	}
+	if s.pathOnly() {
+		return sim.RecordBytes(sim.DefaultParams(), 1) // one copy, in the run's unit
+	}
 	return sim.RecordBytes(params, 1)
+}
+
+// pathOnly says that only the critical path reads the record
+// (sim.Options.PathOnly): no timeline asks for it in ns.
+func (s *simOutputs) pathOnly() bool {
+	return s.critical && s.chrome == "" && s.paraver == ""
 }
 
 // recordsShown is how many ranks the outputs read the records of when
