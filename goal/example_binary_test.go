@@ -156,3 +156,15 @@ func ExampleReadBinaryBlocks() {
 	// 1000 ranks, 2000 ops, 0 edges
 	// 1 1 1024000 bytes sent
 }
+
+// CalcSize rounds a computed time to a calc's size in whole ns, and
+// refuses one no calc holds instead of wrapping or clamping it.
+func ExampleCalcSize() {
+	for _, ns := range []float64{1234.6, 1e30} {
+		size, err := goal.CalcSize(ns)
+		fmt.Println(size, err)
+	}
+	// Output:
+	// 1235 <nil>
+	// 0 1e+30 ns: more than the 4611686018427387903 ns a calc holds
+}

@@ -24,3 +24,26 @@ func ExampleModel_Charge() {
 	// period: 11000 ns
 	// true true
 }
+
+// Unused names the first setting given without effect, and what it needs,
+// in the words of the caller (here, gopsim sim's flags).
+func ExampleUnused() {
+	flag := func(s noise.Settings) string {
+		switch s {
+		case noise.SettingPeriod:
+			return "--noise-period"
+		case noise.SettingPeriodDur:
+			return "--noise-period-length"
+		}
+		return ""
+	}
+	c := noise.Config{PeriodNs: 1000}
+	given := noise.SettingPeriod
+	fmt.Println(noise.Unused(given, c.Used(), c.Present(), flag))
+	c.PeriodDurNs = 50
+	given |= noise.SettingPeriodDur
+	fmt.Println(noise.Unused(given, c.Used(), c.Present(), flag))
+	// Output:
+	// --noise-period needs --noise-period-length (each detour's length, ns): detours of 0 ns add nothing
+	// <nil>
+}
