@@ -100,7 +100,7 @@ type ConvertStats struct {
 	Calls       int64            // MPI call records read (a run of polls counts once)
 	Ops         int64            // GOAL ops written
 	Calcs       int64            // of which computation between calls
-	ComputeNs   int64            // total computation, after scaling
+	ComputeNs   int64            // total computation, after scaling (math.MaxInt64 when it would not fit)
 	PerFunc     map[string]int64 // records per MPI function
 	Unsupported map[string]int64 // records per function the converter could not model
 	Collectives int64
@@ -219,7 +219,7 @@ func newStats(ranks int) *ConvertStats {
 func (st *ConvertStats) add(x *ConvertStats) {
 	st.Calls += x.Calls
 	st.Calcs += x.Calcs
-	st.ComputeNs += x.ComputeNs
+	st.ComputeNs = addNs(st.ComputeNs, x.ComputeNs)
 	st.Collectives += x.Collectives
 	st.Strided += x.Strided
 	st.LibraryNs += x.LibraryNs
@@ -555,7 +555,7 @@ func (cv *converter) gap(s *rankState, c *Call) {
 	cv.follow(s, id)
 	s.preds = append(s.preds[:0], pred{op: id})
 	cv.stats.Calcs++
-	cv.stats.ComputeNs += int64(t)
+	cv.stats.ComputeNs = addNs(cv.stats.ComputeNs, int64(t))
 }
 
 // follow makes op id come after the rank's current predecessors.
@@ -945,5 +945,15 @@ func (cv *converter) measured(s *rankState, c *Call) {
 	cv.follow(s, id)
 	s.preds = append(s.preds[:0], pred{op: id})
 	cv.stats.Calcs++
-	cv.stats.ComputeNs += d
+	cv.stats.ComputeNs = addNs(cv.stats.ComputeNs, d)
+}
+
+// addNs adds two non-negative totals of ns, stopping at math.MaxInt64
+// instead of wrapping to a negative time: a summary of calcs near their
+// limit (goal.MaxCalc) can exceed an int64.
+func addNs(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
