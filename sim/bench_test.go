@@ -278,6 +278,15 @@ func BenchmarkRunStreamRecord(b *testing.B) {
 	for _, mode := range []string{"memory", "stream"} {
 		b.Run(mode, func(b *testing.B) { benchReadRun(b, s, mode, Options{Params: DefaultParams(), Record: true}) })
 	}
+	// In ps (parameters in fractions of a ns) the record is kept in ps
+	// and, for timelines, copied to ns; a critical path alone needs no
+	// copy (Options.PathOnly).
+	ps := DefaultParams()
+	ps.GapPerByte = 0.08
+	for _, mode := range []string{"memory", "stream"} {
+		b.Run(mode+"/ps", func(b *testing.B) { benchReadRun(b, s, mode, Options{Params: ps, Record: true}) })
+		b.Run(mode+"/ps-pathonly", func(b *testing.B) { benchReadRun(b, s, mode, Options{Params: ps, Record: true, PathOnly: true}) })
+	}
 }
 
 // benchReadRun reads s's binary form and runs it with opt at each
