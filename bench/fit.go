@@ -480,7 +480,7 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		pf.Warnings = append(pf.Warnings, rangeWarnings(r, rg, uc, rf.Constraints, lines[r], seg)...)
 	}
 	pf.Fit.Changes = changes(pts, bounds, lines, gains)
-	placeProbes(pf, probes)
+	placeProbes(pf, pts, probes)
 	pf.EagerLimit = eagerLimit(pf, pts)
 	pf.Fit.Points = pointFits(all, pf.Ranges)
 	pf.setBase()
@@ -655,20 +655,29 @@ func splitProbes(all []point) (pts, probes []point) {
 }
 
 // placeProbes moves each boundary between two ranges to where the probes
-// between the two sweep sizes around it say: a probe whose round trip is
-// closer to the lower range's belongs to it. Probes that contradict each
+// between the two sweep sizes around it say: a probe whose median round
+// trip is closer to the lower side's belongs to it (sides: the medians,
+// as LocateS, whatever the fit's statistic). Probes that contradict each
 // other (a low one above a high one) leave the boundary where it is.
-func placeProbes(pf *ParamFile, probes []point) {
+func placeProbes(pf *ParamFile, pts, probes []point) {
+	median := func(s int64, r Range) float64 {
+		for _, p := range pts {
+			if p.size == s {
+				return p.p1.Median
+			}
+		}
+		return r.PRTT(1, 0, s)
+	}
 	for c := range pf.Fit.Changes {
 		ch := &pf.Fit.Changes[c]
 		below, above := &pf.Ranges[c], &pf.Ranges[c+1]
 		lastLow, firstHigh := ch.AfterBytes, ch.BeforeBytes
+		sd := sides{lastLow, firstHigh, median(lastLow, *below), median(firstHigh, *above), *below, *above}
 		for _, p := range probes {
 			if p.size <= ch.AfterBytes || p.size >= ch.BeforeBytes {
 				continue
 			}
-			q := p.p1.Q
-			if math.Abs(q-below.PRTT(1, 0, p.size)) <= math.Abs(q-above.PRTT(1, 0, p.size)) {
+			if sd.low(p.size, p.p1.Median) {
 				lastLow = max(lastLow, p.size)
 			} else {
 				firstHigh = min(firstHigh, p.size)

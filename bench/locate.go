@@ -20,8 +20,14 @@ const locateMinJump = 0.25
 // rendezvous handshake, to the byte: Fit finds the jump between two
 // measured sizes, and LocateS measures sizes between them by bisection,
 // reps timed PRTT(1,0,s) rounds each (after cfg.Warmup untimed), putting
-// each on the side whose fitted round trip its statistic (opt.Mean or
-// opt.Quantile) is closer to.
+// each on the side whose round trip its median is closer to: the median
+// of the measured size below the jump, or above it, moved along its
+// range's fitted slope (sides). The median, whatever opt fits: a
+// protocol moves every round, whereas a few rounds of a descheduled
+// process move a mean by as much as the jump (a probe of 3,840 bytes on
+// this project's VM: median 1.95 us, mean 5.85 us from 4 rounds of 84 to
+// 120 us, which sent the bisection down to S = 3839 where Open MPI's
+// limit is 4040).
 // It returns t with the new rounds appended (so that `gopsim calibrate
 // fit` of the saved table finds the same S) and the number of sizes
 // measured; t unchanged when Fit finds no S, when its jump adds less
@@ -49,7 +55,8 @@ func LocateS(ctx context.Context, p Prober, t Table, cfg Config, opt FitOptions,
 		return t, 0, nil
 	}
 	lo, hi := c.AfterBytes, c.BeforeBytes
-	below, above := pf.RangeFor(lo), pf.RangeFor(hi)
+	rlo, rhi := pf.RangeFor(lo), pf.RangeFor(hi)
+	side := sides{lo, hi, tableMedian(t, lo, rlo), tableMedian(t, hi, rhi), rlo, rhi}
 	rounds := make([]Round, cfg.Warmup+reps)
 	for i := range rounds {
 		rounds[i] = Round{N: 1}
@@ -67,8 +74,7 @@ func LocateS(ctx context.Context, p Prober, t Table, cfg Config, opt FitOptions,
 			xs = append(xs, v)
 			t = append(t, Sample{N: 1, SizeBytes: s, PRTTNs: v})
 		}
-		q := opt.statistic().summarize(xs).Q
-		if math.Abs(q-below.PRTT(1, 0, s)) <= math.Abs(q-above.PRTT(1, 0, s)) {
+		if side.low(s, Summarize(xs).Median) {
 			lo = s
 		} else {
 			hi = s
@@ -76,4 +82,38 @@ func LocateS(ctx context.Context, p Prober, t Table, cfg Config, opt FitOptions,
 		steps++
 	}
 	return t, steps, nil
+}
+
+// sides is what a probe's median is compared with, by LocateS and by
+// Fit's placeProbes: the medians of PRTT(1,0,s) at the sweep's sizes lo
+// (below a change) and hi (above it), and the fitted ranges there, whose
+// slopes carry them to the sizes between.
+type sides struct {
+	lo, hi       int64
+	medLo, medHi float64
+	rlo, rhi     Range
+}
+
+// low reports whether a probe of s bytes whose round trips have median m
+// belongs below the change: m is at least as close to the round trip
+// expected there as to the one expected above.
+func (sd sides) low(s int64, m float64) bool {
+	below := sd.medLo + sd.rlo.PRTT(1, 0, s) - sd.rlo.PRTT(1, 0, sd.lo)
+	above := sd.medHi + sd.rhi.PRTT(1, 0, s) - sd.rhi.PRTT(1, 0, sd.hi)
+	return math.Abs(m-below) <= math.Abs(m-above)
+}
+
+// tableMedian is the median of t's PRTT(1,0,s) rows, or r's round trip
+// at s when t has none.
+func tableMedian(t Table, s int64, r Range) float64 {
+	var xs []float64
+	for _, row := range t {
+		if row.N == 1 && row.DelayNs == 0 && row.SizeBytes == s {
+			xs = append(xs, row.PRTTNs)
+		}
+	}
+	if len(xs) == 0 {
+		return r.PRTT(1, 0, s)
+	}
+	return Summarize(xs).Median
 }
