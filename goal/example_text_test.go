@@ -102,6 +102,27 @@ func ExampleNewTextReader() {
 	// rank 1 of 2: 1 ops, 0 dependencies
 }
 
+func ExampleNewTextStream() {
+	// A text read at any offset (a file) is parsed on all CPUs, a few
+	// pieces ahead, and its blocks come in order, as a TextReader's.
+	s := goal.NewTextStream(strings.NewReader(exampleText), int64(len(exampleText)), "pingpong.goal")
+	defer s.Close()
+	var b goal.RankBlock
+	for {
+		err := s.Next(&b)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("rank %d of %d: %d ops\n", b.Rank, s.NumRanks(), len(b.Ops))
+	}
+	// Output:
+	// rank 0 of 2: 2 ops
+	// rank 1 of 2: 1 ops
+}
+
 func ExampleWriteFile() {
 	dir, err := os.MkdirTemp("", "goal-example")
 	if err != nil {

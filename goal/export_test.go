@@ -15,3 +15,7 @@ func SetTextPieceSize(n int64) (restore func()) {
 func TextPieces(r io.ReaderAt, size int64, name string) int {
 	return len(cutText(r, size, name))
 }
+
+// TextStreamHanded is how many blocks s handed out from pieces parsed in
+// parallel, not from a sequential reading.
+func TextStreamHanded(s *TextStream) int { return s.handed }

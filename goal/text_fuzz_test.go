@@ -141,3 +141,33 @@ func FuzzReadTextAt(f *testing.F) {
 		checkTextAt(t, "fuzz.goal", string(data), 3, 40)
 	})
 }
+
+// FuzzTextStream checks that a TextStream hands out exactly a
+// TextReader's blocks and first error, whatever the text, for pieces of a
+// few bytes (so that small inputs are cut too).
+func FuzzTextStream(f *testing.F) {
+	f.Add([]byte(bigText(12)))
+	f.Add([]byte("num_ranks 2\nrank 0 {\n/*\nrank 1 {\n*/\n}\nrank 1 {\n}\n"))
+	f.Add([]byte("num_ranks 3\nrank 0 {\n}\nrank 1 {\nrank 2 {\n}\n"))
+	f.Add([]byte("num_ranks 2\r\nrank 0 {\r\nl1: calc 1\r\n}\r\nrank 1 {\r\n}\r"))
+	f.Add([]byte("num_ranks 3\nrank 0 {\n}\nrank 1 {\n}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			t.Skip()
+		}
+		want, wantErr := readBlocks(goal.NewTextReader(bytes.NewReader(data), "fuzz.goal").Next)
+		for _, size := range []int64{3, 40} {
+			restore := goal.SetTextPieceSize(size)
+			s := goal.NewTextStream(bytes.NewReader(data), int64(len(data)), "fuzz.goal")
+			got, err := readBlocks(s.Next)
+			s.Close()
+			restore()
+			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Fatalf("pieces of %d: error %v, want %v", size, err, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("pieces of %d: %d blocks, want %d, or other blocks", size, len(got), len(want))
+			}
+		}
+	})
+}

@@ -45,6 +45,7 @@ type textPiece struct {
 	nics     int        // largest NIC index used, plus one
 	next     int        // the rank after its last block
 	numRanks int        // num_ranks as the piece's reader saw it
+	numLine  int        // the line of the num_ranks statement (the head's)
 	err      error
 }
 
@@ -92,7 +93,7 @@ func (p *textPiece) parse(r io.ReaderAt, name string, numRanks, next int, whole 
 		}
 		p.add(&b)
 	}
-	p.next, p.numRanks = t.next, t.numRanks
+	p.next, p.numRanks, p.numLine = t.next, t.numRanks, t.numRanksLine
 }
 
 // keep returns a copy of the piece in storage of exactly its size, so that

@@ -201,6 +201,24 @@ l1: recv 1024b from 0 tag 7
 	// 2 2 3 [1600 11638] 2
 }
 
+// A text in a file (an io.ReaderAt) streams parsed on all CPUs, a few
+// pieces ahead of the spill (goal.TextStream).
+func ExampleReadTextProgramStreamAt() {
+	text := "num_ranks 2\nrank 0 {\nl1: send 1024b to 1 tag 7\n}\nrank 1 {\nl1: recv 1024b from 0 tag 7\n}\n"
+	p, err := sim.ReadTextProgramStreamAt(strings.NewReader(text), int64(len(text)), "big.goal", sim.StreamOptions{Dir: os.TempDir()})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	res, err := p.Run(sim.Options{Params: sim.DefaultParams()})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.NumRanks, p.NumOps(), res.PerRank)
+	// Output:
+	// 2 2 [1500 11638]
+}
+
 func ExampleReadParams() {
 	p, err := sim.ReadParams(strings.NewReader(`{"L_ns": 1000, "o_ns": 850.5, "G_ns_per_byte": "100Gb/s", "S_bytes": "16KiB"}`), "params.json", sim.DefaultParams())
 	fmt.Println(p, err)

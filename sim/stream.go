@@ -187,6 +187,16 @@ func ReadTextProgramStream(r io.Reader, name string, opt StreamOptions) (*Progra
 	return readStream(t.Next, goal.Header{NumRanks: -1}, t.NumRanks, opt)
 }
 
+// ReadTextProgramStreamAt is ReadTextProgramStream for size bytes of text
+// in r, parsed on all CPUs a few pieces ahead of the spill
+// (goal.TextStream): the same program and the same errors, in about the
+// same memory.
+func ReadTextProgramStreamAt(r io.ReaderAt, size int64, name string, opt StreamOptions) (*Program, error) {
+	t := goal.NewTextStream(r, size, name)
+	defer t.Close()
+	return readStream(t.Next, goal.Header{NumRanks: -1}, t.NumRanks, opt)
+}
+
 // readStream spills the rank blocks next hands out into a streamed
 // program. h is the schedule's header; for a text (numRanks not nil) its
 // ranks are known only once read, and its CPUs and NICs are the largest

@@ -328,7 +328,7 @@ func TestTextStreamMatchesMemory(t *testing.T) {
 		name  string
 		ranks int
 		size  uint64
-	}{{"allreduce_recdoub", 64, 1 << 16}, {"binomialtreebcast", 300, 1 << 20}} {
+	}{{"allreduce_recdoub", 64, 1 << 16}, {"binomialtreebcast", 300, 1 << 20}, {"dissemination", 6000, 8}} {
 		var b bytes.Buffer
 		if err := goal.WriteText(&b, patternSchedule(t, c.name, c.ranks, c.size)); err != nil {
 			t.Fatal(err)
@@ -340,15 +340,26 @@ func TestTextStreamMatchesMemory(t *testing.T) {
 	texts["bad peer"] = bytes.Replace(multi, []byte("from 0"), []byte("from 5"), 1)
 	texts["missing rank"] = []byte("num_ranks 3\nrank 0 {\n}\nrank 1 {\n}\n")
 	texts["no ranks"] = []byte("num_ranks 0\n")
+	// The dissemination's text is long enough to be parsed in pieces on
+	// all CPUs by ReadTextProgramStreamAt (goal.TextStream).
+	if n := len(texts["dissemination"]); n < 3<<20 {
+		t.Fatalf("the dissemination's text has %d bytes, want 3 MiB or more", n)
+	}
 	cpus := 0
 	for name, data := range texts {
 		s, werr := goal.ReadText(bytes.NewReader(data), name)
-		for _, so := range []StreamOptions{streamOpts[0], streamOpts[2]} {
+		for i, so := range []StreamOptions{streamOpts[0], streamOpts[2], streamOpts[0]} {
 			unit := so.Unit
 			so.Dir = t.TempDir()
-			p, err := ReadTextProgramStream(bytes.NewReader(data), name, so)
+			var p *Program
+			var err error
+			if i < 2 {
+				p, err = ReadTextProgramStream(bytes.NewReader(data), name, so)
+			} else {
+				p, err = ReadTextProgramStreamAt(bytes.NewReader(data), int64(len(data)), name, so)
+			}
 			if fmt.Sprint(err) != fmt.Sprint(werr) {
-				t.Fatalf("%s: error %v, want %v", name, err, werr)
+				t.Fatalf("%s (%d): error %v, want %v", name, i, err, werr)
 			}
 			if werr != nil {
 				continue

@@ -37,7 +37,7 @@ type simMemory struct {
 
 func (m *simMemory) flags(fs *flag.FlagSet) {
 	m.mode = "auto"
-	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more for the per-op record of --critical-path, --timeline or --paraver (192 in ps with a timeline, which reads a copy in ns), a text one by 1.8 times its file's; a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed; and a binary one whose timelines show some ranks only, without --critical-path, once the record of every op would exceed 64 MiB, since a streamed run keeps only theirs), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more for the per-op record of --critical-path, --timeline or --paraver (192 in ps with a timeline, which reads a copy in ns), a text one by 1.8 times its file's; a text one of 64 MiB or more in a file, which runs as fast streamed or faster, parsed on all CPUs; a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed; and a binary one whose timelines show some ranks only, without --critical-path, once the record of every op would exceed 64 MiB, since a streamed run keeps only theirs), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
 		switch v {
 		case "auto", "on", "off":
 			m.mode = v
@@ -215,6 +215,18 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 	return m.spill(r2, size, log, popt, nil)
 }
 
+// autoStreamText is the size of a text schedule (in a regular file)
+// beyond which --stream auto streams it, whatever the memory: parsed on
+// all CPUs a few pieces ahead of the spill (goal.TextStream), it runs as
+// fast as in memory or faster, in as much memory or less. Measured
+// (docs/performance.md, "Text schedules streamed on all CPUs"): LAMMPS
+// ×256, 243 MB, 2.07 s and 400 MiB in memory, 1.32 s and 56 MiB
+// streamed; sweep3d ×1024, 1.43 GB, 10.4 s and 2.08 GiB against 8.4 s
+// and 470 MiB; a 131,072-rank recursive-doubling allreduce, 358 MB,
+// 2.48 s and 567 MiB against 2.68 s and 579 MiB (a collective: every
+// receive is posted at time 0, so every op is loaded).
+var autoStreamText int64 = 64 << 20 // a variable for tests
+
 // textPeak is how many times its size reading a text schedule into
 // memory takes at its peak (parsed blocks, then the program; measured:
 // 1.6 to 1.8 on Schedgen's collectives).
@@ -233,9 +245,16 @@ func (m *simMemory) openText(r io.Reader, at io.ReaderAt, size int64, name strin
 			if log != nil {
 				fmt.Fprintf(log, "gopsim sim: a text schedule of %d MiB needs about %d MiB in memory, more than the %d MiB allowed (60 %% of %s); streaming it from a spill file (--stream off to refuse)\n", size>>20, need>>20, limit/10*6>>20, source)
 			}
+		} else if size >= autoStreamText {
+			stream = true
+			if log != nil {
+				fmt.Fprintf(log, "gopsim sim: a text schedule of %d MiB, parsed on all CPUs as it is spilled, runs about as fast streamed as in memory, in a fraction of the memory; streaming it from a spill file (--stream off to keep it in memory)\n", size>>20)
+			}
 		}
 	}
 	switch {
+	case stream && at != nil:
+		return m.spillText(at, size, name, log, popt)
 	case stream:
 		return m.spill(r, size, log, popt, func(r io.Reader, opt sim.StreamOptions) (*sim.Program, error) {
 			return sim.ReadTextProgramStream(r, name, opt)
@@ -269,6 +288,38 @@ func (m *simMemory) spill(r io.Reader, size int64, log io.Writer, popt progress.
 	}
 	bar.Finish()
 	return p, nil
+}
+
+// spillText is spill for a text schedule that can be read at any offset:
+// parsed on all CPUs (sim.ReadTextProgramStreamAt), with a progress bar
+// of the bytes read.
+func (m *simMemory) spillText(at io.ReaderAt, size int64, name string, log io.Writer, popt progress.Options) (*sim.Program, error) {
+	m.checkDir(log)
+	bar := progress.NewWith(log, size, "bytes spilled", popt)
+	cr := &countingReaderAt{r: at}
+	stop := bar.Poll(func() int64 { return min(cr.n.Load(), size) }, 0)
+	p, err := sim.ReadTextProgramStreamAt(cr, size, name, sim.StreamOptions{Dir: m.spillDir, Unit: m.unit})
+	stop()
+	if err != nil {
+		bar.Abandon()
+		return nil, err
+	}
+	bar.Finish()
+	return p, nil
+}
+
+// countingReaderAt counts the bytes read through it (some twice: the
+// text's cuts are looked for, then parsed), for a progress bar on another
+// goroutine.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(b, off)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // countingReader counts the bytes read through it, for a progress bar

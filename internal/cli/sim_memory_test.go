@@ -184,7 +184,8 @@ func TestSimStream(t *testing.T) {
 }
 
 // TestSimStreamText: a text schedule streams too (--stream on, or auto
-// when 1.8 times its size exceeds 60 % of the memory allowed), with the
+// when 1.8 times its size exceeds 60 % of the memory allowed, or when it
+// has autoStreamText bytes or more), with the
 // output of the in-memory run, and the same error for a bad text.
 func TestSimStreamText(t *testing.T) {
 	dir := t.TempDir()
@@ -223,6 +224,20 @@ func TestSimStreamText(t *testing.T) {
 		code, got, errOut := run("sim", "--json", "--spill-dir", dir, f)
 		if code != ExitOK || strip(got) != string(wb) || !strings.Contains(errOut, "a text schedule of") || !strings.Contains(errOut, "streaming it from a spill file") {
 			t.Fatalf("auto under GOMEMLIMIT: exit %d, %q", code, errOut)
+		}
+	}()
+	// auto streams a text from autoStreamText on, whatever the memory,
+	// and not below it.
+	func() {
+		defer func(b int64) { autoStreamText = b }(autoStreamText)
+		autoStreamText = 1 << 10
+		code, got, errOut := run("sim", "--json", "--spill-dir", dir, f)
+		if code != ExitOK || strip(got) != string(wb) || !strings.Contains(errOut, "parsed on all CPUs as it is spilled") {
+			t.Fatalf("auto beyond autoStreamText: exit %d, %q", code, errOut)
+		}
+		autoStreamText = 1 << 40
+		if code, got, errOut := run("sim", "--json", "--spill-dir", dir, f); code != ExitOK || strings.Contains(errOut, "streaming") || strings.Contains(got, `"stream"`) {
+			t.Fatalf("auto below autoStreamText streamed: exit %d, %q", code, errOut)
 		}
 	}()
 	bad := writeFile(t, dir, "bad.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1\n}\nrank 1 {\nl1: recv 8b from 7\n}\n")
