@@ -37,7 +37,7 @@ type simMemory struct {
 
 func (m *simMemory) flags(fs *flag.FlagSet) {
 	m.mode = "auto"
-	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more for the per-op record of --critical-path, --timeline or --paraver (192 in ps with a timeline, which reads a copy in ns), a text one by 1.8 times its file's; a text one of 64 MiB or more in a file, which runs as fast streamed or faster, parsed on all CPUs; a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed; and a binary one whose timelines show some ranks only, without --critical-path, once the record of every op would exceed 64 MiB, since a streamed run keeps only theirs), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
+	fs.Func("stream", "`mode` for schedules larger than memory: auto (default: stream a schedule that would need more than 60 % of the memory allowed, GOMEMLIMIT or else the cgroup's limit or the machine's memory: a binary one by its program's size, with 96 bytes an op more for the per-op record of --critical-path, --timeline or --paraver (192 in ps with a timeline, which reads a copy in ns), a text one by 1.8 times its file's; a text one of 64 MiB or more in a file whose ranks are chains of ops (a traced program), which runs as fast streamed or faster, parsed on all CPUs; a binary one whose program needs more than 2 GiB and whose ranks are chains of ops, which run about as fast streamed; and a binary one whose timelines show some ranks only, without --critical-path, once the record of every op would exceed 64 MiB, since a streamed run keeps only theirs), on, or off; a streamed run keeps only the active window of each rank's ops in memory (docs/performance.md)", func(v string) error {
 		switch v {
 		case "auto", "on", "off":
 			m.mode = v
@@ -216,16 +216,39 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 }
 
 // autoStreamText is the size of a text schedule (in a regular file)
-// beyond which --stream auto streams it, whatever the memory: parsed on
-// all CPUs a few pieces ahead of the spill (goal.TextStream), it runs as
-// fast as in memory or faster, in as much memory or less. Measured
+// beyond which --stream auto streams it, whatever the memory, if its
+// ranks are chains (textChains, autoStreamChain): parsed on all CPUs a
+// few pieces ahead of the spill (goal.TextStream), it runs as fast as in
+// memory or faster, in a fraction of the memory. Measured
 // (docs/performance.md, "Text schedules streamed on all CPUs"): LAMMPS
 // ×256, 243 MB, 2.07 s and 400 MiB in memory, 1.32 s and 56 MiB
 // streamed; sweep3d ×1024, 1.43 GB, 10.4 s and 2.08 GiB against 8.4 s
 // and 470 MiB; a 131,072-rank recursive-doubling allreduce, 358 MB,
 // 2.48 s and 567 MiB against 2.68 s and 579 MiB (a collective: every
-// receive is posted at time 0, so every op is loaded).
+// receive is posted at time 0, so every op is loaded; kept in memory).
 var autoStreamText int64 = 64 << 20 // a variable for tests
+
+// textSample is how much of a text textChains reads.
+const textSample = 4 << 20
+
+// textChains returns the edges per op of the rank blocks in the first
+// textSample bytes of a text (the blocks read whole before the sample
+// ends, or an error); ok is false without one. A collective's ranks are
+// alike and a traced program's are chains from their start, so the head of
+// the file tells which the schedule is (autoStreamChain).
+func textChains(at io.ReaderAt, size int64, name string) (perOp float64, ok bool) {
+	t := goal.NewTextReader(io.NewSectionReader(at, 0, min(size, textSample)), name)
+	var b goal.RankBlock
+	ops, edges := 0, 0
+	for t.Next(&b) == nil {
+		ops += len(b.Ops)
+		edges += len(b.Deps)
+	}
+	if ops == 0 {
+		return 0, false
+	}
+	return float64(edges) / float64(ops), true
+}
 
 // textPeak is how many times its size reading a text schedule into
 // memory takes at its peak (parsed blocks, then the program; measured:
@@ -246,9 +269,11 @@ func (m *simMemory) openText(r io.Reader, at io.ReaderAt, size int64, name strin
 				fmt.Fprintf(log, "gopsim sim: a text schedule of %d MiB needs about %d MiB in memory, more than the %d MiB allowed (60 %% of %s); streaming it from a spill file (--stream off to refuse)\n", size>>20, need>>20, limit/10*6>>20, source)
 			}
 		} else if size >= autoStreamText {
-			stream = true
-			if log != nil {
-				fmt.Fprintf(log, "gopsim sim: a text schedule of %d MiB, parsed on all CPUs as it is spilled, runs about as fast streamed as in memory, in a fraction of the memory; streaming it from a spill file (--stream off to keep it in memory)\n", size>>20)
+			if per, ok := textChains(at, size, name); ok && per >= autoStreamChain {
+				stream = true
+				if log != nil {
+					fmt.Fprintf(log, "gopsim sim: a text schedule of %d MiB whose ranks are chains of ops (%.2f edges an op in its first blocks), parsed on all CPUs as it is spilled, runs as fast streamed as in memory or faster, in a fraction of the memory; streaming it from a spill file (--stream off to keep it in memory)\n", size>>20, per)
+				}
 			}
 		}
 	}

@@ -226,7 +226,8 @@ func TestSimStreamText(t *testing.T) {
 			t.Fatalf("auto under GOMEMLIMIT: exit %d, %q", code, errOut)
 		}
 	}()
-	// auto streams a text from autoStreamText on, whatever the memory,
+	// auto streams a text from autoStreamText on, whatever the memory, if
+	// its ranks are chains (this allreduce is iterated: 1.81 edges an op),
 	// and not below it.
 	func() {
 		defer func(b int64) { autoStreamText = b }(autoStreamText)
@@ -234,6 +235,14 @@ func TestSimStreamText(t *testing.T) {
 		code, got, errOut := run("sim", "--json", "--spill-dir", dir, f)
 		if code != ExitOK || strip(got) != string(wb) || !strings.Contains(errOut, "parsed on all CPUs as it is spilled") {
 			t.Fatalf("auto beyond autoStreamText: exit %d, %q", code, errOut)
+		}
+		// but not a collective whose receives are all free at time 0
+		coll := filepath.Join(dir, "d.goal")
+		if code, _, errOut := run("gen", "-p", "dissemination", "-s", "1024", "-o", coll); code != ExitOK {
+			t.Fatal(errOut)
+		}
+		if code, got, errOut := run("sim", "--json", "--spill-dir", dir, coll); code != ExitOK || strings.Contains(errOut, "streaming") || strings.Contains(got, `"stream"`) {
+			t.Fatalf("auto beyond autoStreamText streamed a collective: exit %d, %q", code, errOut)
 		}
 		autoStreamText = 1 << 40
 		if code, got, errOut := run("sim", "--json", "--spill-dir", dir, f); code != ExitOK || strings.Contains(errOut, "streaming") || strings.Contains(got, `"stream"`) {
