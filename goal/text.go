@@ -183,11 +183,25 @@ func (t *TextReader) ident() []byte {
 // literal consumes s if the line continues with it (after blanks).
 func (t *TextReader) literal(s string) bool {
 	t.skipBlanks()
-	if bytes.HasPrefix(t.line[t.pos:], []byte(s)) {
+	if hasPrefix(t.line[t.pos:], s) {
 		t.pos += len(s)
 		return true
 	}
 	return false
+}
+
+// hasPrefix is bytes.HasPrefix for the grammar's short words, compared in
+// place (no call into the runtime's memory compare).
+func hasPrefix(l []byte, s string) bool {
+	if len(l) < len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if l[i] != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // uint reads an unsigned decimal integer no larger than max; what names
@@ -429,11 +443,16 @@ func canonicalIndex(name []byte) int64 {
 
 // lookup finds a label defined so far in the current block.
 func (t *TextReader) lookup(b *RankBlock, name []byte) (int32, bool) {
-	if i, ok := t.labels[string(name)]; ok {
-		return i, true
-	}
+	// A canonical label of its own op first (the common case, without
+	// hashing): no other op can hold the same name, which would have been
+	// a second definition.
 	if i := canonicalIndex(name); i >= 0 && i < int64(len(b.Ops)) && !t.exc[i] {
 		return int32(i), true
+	}
+	if len(t.labels) > 0 {
+		if i, ok := t.labels[string(name)]; ok {
+			return i, true
+		}
 	}
 	return -1, false
 }
@@ -444,7 +463,7 @@ func (t *TextReader) labelStmt(b *RankBlock, label []byte, col int) error {
 		t.skipBlanks()
 		opCol := t.pos + 1
 		for _, kw := range [...]string{"send", "recv", "calc"} {
-			if bytes.HasPrefix(t.line[t.pos:], []byte(kw)) {
+			if hasPrefix(t.line[t.pos:], kw) {
 				t.pos += len(kw)
 				if _, dup := t.lookup(b, label); dup {
 					return t.errAt(col, "label %s defined twice in rank %d", excerpt.Of(string(label)), b.Rank)

@@ -844,3 +844,49 @@ func BenchmarkWriteText(b *testing.B) {
 		}
 	}
 }
+
+// traceText is a text in the shape gopsim convert writes for a traced
+// program: per rank a chain of calcs, sends and receives with canonical
+// labels, each op requiring the one before, the edges after the ops.
+func traceText(ranks, ops int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "num_ranks %d\n\n", ranks)
+	for r := 0; r < ranks; r++ {
+		fmt.Fprintf(&b, "rank %d {\n", r)
+		for i := 1; i <= ops; i++ {
+			switch i % 3 {
+			case 0:
+				fmt.Fprintf(&b, "l%d: calc %d\n", i, 1000+i*37%100000)
+			case 1:
+				fmt.Fprintf(&b, "l%d: send %db to %d tag %d\n", i, 8+i*13%40000, (r+1)%ranks, i%5)
+			default:
+				fmt.Fprintf(&b, "l%d: recv %db from %d tag %d\n", i, 8+i*13%40000, (r+ranks-1)%ranks, i%5)
+			}
+		}
+		for i := 2; i <= ops; i++ {
+			fmt.Fprintf(&b, "l%d requires l%d\n", i, i-1)
+		}
+		b.WriteString("}\n\n")
+	}
+	return b.Bytes()
+}
+
+// BenchmarkTextReaderTrace reads a traced program's text with one
+// TextReader: the parser's own speed (bytes/s).
+func BenchmarkTextReaderTrace(b *testing.B) {
+	data := traceText(64, 3000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var blk goal.RankBlock
+	for b.Loop() {
+		t := goal.NewTextReader(bytes.NewReader(data), "trace.goal")
+		for {
+			if err := t.Next(&blk); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+}
