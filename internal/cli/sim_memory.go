@@ -301,29 +301,26 @@ func (m *simMemory) spill(r io.Reader, size int64, log io.Writer, popt progress.
 	if read == nil {
 		read = sim.ReadProgramStream
 	}
-	m.checkDir(log)
-	bar := progress.NewWith(log, size, "bytes spilled", popt)
 	cr := &countingReader{r: r}
-	stop := bar.Poll(cr.n.Load, 0)
-	p, err := read(cr, sim.StreamOptions{Dir: m.spillDir, Unit: m.unit})
-	stop()
-	if err != nil {
-		bar.Abandon()
-		return nil, err
-	}
-	bar.Finish()
-	return p, nil
+	return m.spillWith(size, log, popt, cr.n.Load, func(opt sim.StreamOptions) (*sim.Program, error) { return read(cr, opt) })
 }
 
 // spillText is spill for a text schedule that can be read at any offset:
-// parsed on all CPUs (sim.ReadTextProgramStreamAt), with a progress bar
-// of the bytes read.
+// parsed on all CPUs (sim.ReadTextProgramStreamAt).
 func (m *simMemory) spillText(at io.ReaderAt, size int64, name string, log io.Writer, popt progress.Options) (*sim.Program, error) {
+	cr := &countingReaderAt{r: at}
+	return m.spillWith(size, log, popt, func() int64 { return min(cr.n.Load(), size) }, func(opt sim.StreamOptions) (*sim.Program, error) {
+		return sim.ReadTextProgramStreamAt(cr, size, name, opt)
+	})
+}
+
+// spillWith runs read with the streaming options, drawing a bar of the
+// size bytes of input as done counts them.
+func (m *simMemory) spillWith(size int64, log io.Writer, popt progress.Options, done func() int64, read func(sim.StreamOptions) (*sim.Program, error)) (*sim.Program, error) {
 	m.checkDir(log)
 	bar := progress.NewWith(log, size, "bytes spilled", popt)
-	cr := &countingReaderAt{r: at}
-	stop := bar.Poll(func() int64 { return min(cr.n.Load(), size) }, 0)
-	p, err := sim.ReadTextProgramStreamAt(cr, size, name, sim.StreamOptions{Dir: m.spillDir, Unit: m.unit})
+	stop := bar.Poll(done, 0)
+	p, err := read(sim.StreamOptions{Dir: m.spillDir, Unit: m.unit})
 	stop()
 	if err != nil {
 		bar.Abandon()
