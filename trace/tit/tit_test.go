@@ -1,11 +1,13 @@
 package tit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -220,7 +222,11 @@ func FuzzTIT(f *testing.F) {
 	f.Add([]byte("0 init 1\n0 gatherv 1 1 0 1 1\n0 reducescatter 1 1e3 0\n0 sleep 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := OpenFS(fstest.MapFS{"t.txt": {Data: data}}, "t.txt", Options{})
-		if err == nil && tr.NumRanks() <= 256 { // the converter's cost grows with the ranks
+		// The converter's cost grows with the ranks, and with the bytes of
+		// a collective its algorithm pipelines in chunks (MPICH's ring
+		// allgatherv of 275 GB on 4 ranks is 17.5 M ops, 21 s): such input
+		// is read, not converted.
+		if err == nil && tr.NumRanks() <= 256 && !hugeNumber(data) {
 			err = tracetest.ConvertAll(tr)
 		}
 		if err != nil && errors.Is(err, trace.ErrFormat) {
@@ -230,4 +236,14 @@ func FuzzTIT(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hugeNumber reports whether a field of data is a number of 2^30 or more.
+func hugeNumber(data []byte) bool {
+	for _, f := range bytes.Fields(data) {
+		if v, err := strconv.ParseFloat(string(f), 64); err == nil && v >= 1<<30 {
+			return true
+		}
+	}
+	return false
 }
