@@ -252,12 +252,22 @@ func parallel(workers int, f func(w int)) {
 	wg.Wait()
 }
 
-// cutText parses r in pieces on all CPUs, and returns them in order if they
-// join up into a whole schedule that a sequential reading would give too;
-// nil if they do not, or if the text has no line to cut at.
-func cutText(r io.ReaderAt, size int64, name string) []*textPiece {
-	buf := make([]byte, 1<<16)
-	b0 := rankLine(r, 0, size, buf)
+// textCut is how a text is cut: the head before its first rank line,
+// parsed, and n windows of textPieceSize bytes after it.
+type textCut struct {
+	r        io.ReaderAt
+	size, b0 int64
+	name     string
+	n        int
+	head     *textPiece
+}
+
+// newTextCut reads and parses the head of the size bytes of text in r; nil
+// when the text is read sequentially instead: no line to cut at, shorter
+// than two windows after the head, or a head without num_ranks or that
+// does not parse.
+func newTextCut(r io.ReaderAt, size int64, name string) *textCut {
+	b0 := rankLine(r, 0, size, make([]byte, 1<<16))
 	if b0 >= size || size-b0 < 2*textPieceSize {
 		return nil // one piece: the sequential reading
 	}
@@ -266,7 +276,39 @@ func cutText(r io.ReaderAt, size int64, name string) []*textPiece {
 	if head.err != nil || head.numRanks < 0 {
 		return nil
 	}
-	n := int((size - b0 + textPieceSize - 1) / textPieceSize)
+	return &textCut{r: r, size: size, b0: b0, name: name, head: head,
+		n: int((size - b0 + textPieceSize - 1) / textPieceSize)}
+}
+
+// window parses window k into p, from the first rank line in the window
+// to the first after it. It returns false, p without blocks, when the
+// window has no rank line: the piece before reads on through it.
+func (c *textCut) window(p *textPiece, k int, buf []byte) bool {
+	from, to := c.b0+int64(k)*textPieceSize, c.b0+int64(k+1)*textPieceSize
+	p.lo, p.hi, p.err = from, c.size, nil
+	if k > 0 {
+		p.lo = rankLine(c.r, from, min(to, c.size), buf)
+	}
+	if p.lo >= min(to, c.size) {
+		p.ends = p.ends[:0]
+		return false
+	}
+	if k < c.n-1 {
+		p.hi = rankLine(c.r, to, c.size, buf)
+	}
+	p.parse(c.r, c.name, c.head.numRanks, -1, false)
+	return true
+}
+
+// cutText parses r in pieces on all CPUs, and returns them in order if they
+// join up into a whole schedule that a sequential reading would give too;
+// nil if they do not, or if the text has no line to cut at.
+func cutText(r io.ReaderAt, size int64, name string) []*textPiece {
+	c := newTextCut(r, size, name)
+	if c == nil {
+		return nil
+	}
+	head, n := c.head, c.n
 	pieces := make([]*textPiece, n)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -278,18 +320,9 @@ func cutText(r io.ReaderAt, size int64, name string) []*textPiece {
 			if k >= n {
 				return
 			}
-			from, to := b0+int64(k)*textPieceSize, b0+int64(k+1)*textPieceSize
-			p.lo, p.hi = from, size
-			if k > 0 {
-				p.lo = rankLine(r, from, min(to, size), buf)
-			}
-			if p.lo >= min(to, size) {
+			if !c.window(p, k, buf) {
 				continue // no cut in its window: the piece before reads on
 			}
-			if k < n-1 {
-				p.hi = rankLine(r, to, size, buf)
-			}
-			p.parse(r, name, head.numRanks, -1, false)
 			if p.err != nil {
 				failed.Store(true)
 				return

@@ -38,9 +38,9 @@ type TextStream struct {
 	seq  *TextReader // reading on sequentially (small text, or after a piece failed)
 	skip int         // blocks below this rank that seq returns were handed out already
 
-	head    *textPiece
-	b0      int64 // where the first rank line starts
-	n       int   // windows of textPieceSize after b0
+	cut     *textCut
+	head    *textPiece // cut.head
+	n       int        // cut.n: the windows
 	results []chan *textPiece
 	tokens  chan struct{}
 	free    chan *textPiece
@@ -69,22 +69,14 @@ const textAhead = 2
 // GOAL text in r; name is used in errors.
 func NewTextStream(r io.ReaderAt, size int64, name string) *TextStream {
 	s := &TextStream{r: r, size: size, name: name}
-	buf := make([]byte, 1<<16)
-	b0 := rankLine(r, 0, size, buf)
-	if b0 >= size || size-b0 < 2*textPieceSize {
-		s.sequential(0, 0, -1, 0)
-		return s
-	}
-	head := &textPiece{lo: 0, hi: b0}
-	head.parse(r, name, -1, 0, false)
-	if head.err != nil || head.numRanks < 0 {
+	c := newTextCut(r, size, name)
+	if c == nil {
 		s.sequential(0, 0, -1, 0)
 		return s
 	}
 	// The head's blocks (a text may open one before its first rank line)
 	// come first.
-	s.head, s.b0, s.cur = head, b0, head
-	s.n = int((size - b0 + textPieceSize - 1) / textPieceSize)
+	s.cut, s.head, s.n, s.cur = c, c.head, c.n, c.head
 	workers := max(1, min(runtime.GOMAXPROCS(0), s.n))
 	s.results = make([]chan *textPiece, s.n)
 	for i := range s.results {
@@ -125,28 +117,9 @@ func (s *TextStream) work() {
 		default:
 			p = new(textPiece)
 		}
-		s.parseWindow(p, k, buf)
+		s.cut.window(p, k, buf)
 		s.results[k] <- p // buffered: never blocks
 	}
-}
-
-// parseWindow parses window k into p, as cutText does; a window without a
-// line to cut at gives a piece without blocks (its predecessor reads on).
-func (s *TextStream) parseWindow(p *textPiece, k int, buf []byte) {
-	from, to := s.b0+int64(k)*textPieceSize, s.b0+int64(k+1)*textPieceSize
-	p.lo, p.hi = from, s.size
-	p.err = nil
-	if k > 0 {
-		p.lo = rankLine(s.r, from, min(to, s.size), buf)
-	}
-	if p.lo >= min(to, s.size) {
-		p.ends = p.ends[:0]
-		return
-	}
-	if k < s.n-1 {
-		p.hi = rankLine(s.r, to, s.size, buf)
-	}
-	p.parse(s.r, s.name, s.head.numRanks, -1, false)
 }
 
 // NumRanks is the num_ranks of the text, or -1 while it is not known
