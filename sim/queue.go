@@ -79,22 +79,31 @@ type radixQueue struct {
 	n     int    // number of pending events
 	head  int    // b0[:head] are popped; head == 0 when b0 is empty
 	mask  uint64 // bit b-1 is set when bucket b (1 <= b <= 64) is non-empty
-	// min[b] is the minimum time in non-empty bucket b >= 1.
-	min [65]int64
+	// min[b] is the minimum time in bucket b >= 1, math.MaxInt64 when
+	// it is empty; minSet says that min has been so set (the zero value
+	// has not).
+	min    [65]int64
+	minSet bool
 	// b0 is bucket 0: b0[head:] is sorted by key, and all its events have
 	// time last.
 	b0 []event
-	// tail[b] is the block bucket b >= 1 appends to (len < cap = qBlock,
-	// or nil); full[b] are its earlier blocks, all full, oldest first.
-	tail [65][]event
-	full [65][][]event
-	pool [][]event // free blocks, len 0
+	// tail[b] is the block bucket b >= 1 appends to, or nil, and
+	// tailN[b] the events in it (up to qBlock; 0 when nil); full[b] are
+	// its earlier blocks, all full, oldest first. A block is a fixed
+	// array, so that adding an event stores it and a count, not a slice.
+	tail  [65]*qBlk
+	tailN [65]int32
+	full  [65][]*qBlk
+	pool  []*qBlk // free blocks
 	// scratch holds the shorter run while sortKeys merges two.
 	scratch []event
 }
 
 // qBlock is the number of events in a block of a radixQueue bucket (3 KiB).
 const qBlock = 128
+
+// qBlk is a block of a radixQueue bucket.
+type qBlk [qBlock]event
 
 // last returns the time of the last popped event, math.MinInt64 if none.
 func (q *radixQueue) last() int64 { return q.lastx ^ math.MinInt64 }
@@ -110,22 +119,34 @@ func (q *radixQueue) reset() {
 	}
 	q.b0 = q.b0[:0]
 	q.lastx, q.n, q.head, q.mask = 0, 0, 0, 0
+	q.emptyMins()
+}
+
+// emptyMins sets the minimum time of every bucket to math.MaxInt64, as
+// it is while the bucket is empty, so that adding an event to a bucket
+// takes the minimum of two times without a branch on the bucket's state.
+func (q *radixQueue) emptyMins() {
+	for b := range q.min {
+		q.min[b] = math.MaxInt64
+	}
+	q.minSet = true
 }
 
 // release empties bucket b >= 1, returning its full blocks to the pool
 // and keeping its tail block.
 func (q *radixQueue) release(b int) {
-	for _, blk := range q.full[b] {
-		q.pool = append(q.pool, blk[:0])
-	}
+	q.pool = append(q.pool, q.full[b]...)
 	clear(q.full[b])
 	q.full[b] = q.full[b][:0]
-	q.tail[b] = q.tail[b][:0]
+	q.tailN[b] = 0
 }
 
 // push adds e. Precondition: e.time is at or after the time of the last
 // popped event, and e.key is unique among pending events.
 func (q *radixQueue) push(e event) {
+	if !q.minSet {
+		q.emptyMins()
+	}
 	q.n++
 	b := bits.Len64(uint64(e.time ^ q.last()))
 	if b == 0 {
@@ -133,16 +154,14 @@ func (q *radixQueue) push(e event) {
 		return
 	}
 	// The same as in redistribute, written out twice for speed.
-	bit := uint64(1) << (b - 1)
-	if q.mask&bit == 0 || e.time < q.min[b] {
-		q.min[b] = e.time
+	q.min[b] = min(q.min[b], e.time)
+	q.mask |= 1 << (b - 1)
+	t, n := q.tail[b], q.tailN[b]
+	if n == 0 && t == nil || n == qBlock {
+		t, n = q.newTail(b), 0
 	}
-	q.mask |= bit
-	t := q.tail[b]
-	if len(t) == cap(t) {
-		t = q.newTail(b)
-	}
-	q.tail[b] = append(t, e)
+	t[n] = e
+	q.tailN[b] = n + 1
 }
 
 // newTail moves bucket b's full tail block, if any, to its full blocks
@@ -151,18 +170,18 @@ func (q *radixQueue) push(e event) {
 // small.
 //
 //go:noinline
-func (q *radixQueue) newTail(b int) []event {
-	if t := q.tail[b]; cap(t) > 0 {
+func (q *radixQueue) newTail(b int) *qBlk {
+	if t := q.tail[b]; t != nil {
 		q.full[b] = append(q.full[b], t)
 	}
-	var t []event
+	var t *qBlk
 	if n := len(q.pool); n > 0 {
 		t, q.pool[n-1] = q.pool[n-1], nil
 		q.pool = q.pool[:n-1]
 	} else {
-		t = make([]event, 0, qBlock)
+		t = new(qBlk)
 	}
-	q.tail[b] = t
+	q.tail[b], q.tailN[b] = t, 0
 	return t
 }
 
@@ -238,17 +257,20 @@ func (q *radixQueue) ahead(k int) (event, bool) {
 func (q *radixQueue) refill() {
 	src := bits.TrailingZeros64(q.mask) + 1 // 65, out of range, when q.n == 0
 	last := q.min[src]
+	q.min[src] = math.MaxInt64
 	q.lastx = last ^ math.MinInt64
 	q.mask &^= 1 << (src - 1)
 	b0 := q.b0
 	for i, blk := range q.full[src] {
-		b0 = q.redistribute(blk, last, b0)
-		q.pool = append(q.pool, blk[:0]) // at once: the buckets below may need it
+		b0 = q.redistribute(blk[:], last, b0)
+		q.pool = append(q.pool, blk) // at once: the buckets below may need it
 		q.full[src][i] = nil
 	}
 	q.full[src] = q.full[src][:0]
-	b0 = q.redistribute(q.tail[src], last, b0)
-	q.tail[src] = q.tail[src][:0] // kept: the bucket will fill again
+	if t := q.tail[src]; t != nil {
+		b0 = q.redistribute(t[:q.tailN[src]], last, b0)
+		q.tailN[src] = 0 // the block is kept: the bucket will fill again
+	}
 	q.b0 = q.sortKeys(b0)
 }
 
@@ -315,22 +337,21 @@ func (q *radixQueue) sortKeys(b []event) []event {
 // redistribute moves the events of blk, all at or after last, to bucket
 // 0 (returned, grown from b0) and the buckets below their old one.
 func (q *radixQueue) redistribute(blk []event, last int64, b0 []event) []event {
-	for _, e := range blk {
+	for i := range blk {
+		e := &blk[i]
 		b := bits.Len64(uint64(e.time ^ last))
 		if b == 0 {
-			b0 = append(b0, e)
+			b0 = append(b0, *e)
 			continue
 		}
-		bit := uint64(1) << (b - 1)
-		if q.mask&bit == 0 || e.time < q.min[b] {
-			q.min[b] = e.time
+		q.min[b] = min(q.min[b], e.time)
+		q.mask |= 1 << (b - 1)
+		t, n := q.tail[b], q.tailN[b]
+		if n == 0 && t == nil || n == qBlock {
+			t, n = q.newTail(b), 0
 		}
-		q.mask |= bit
-		t := q.tail[b]
-		if len(t) == cap(t) {
-			t = q.newTail(b)
-		}
-		q.tail[b] = append(t, e)
+		t[n] = *e
+		q.tailN[b] = n + 1
 	}
 	return b0
 }

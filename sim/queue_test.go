@@ -85,11 +85,8 @@ func checkRadix(q *radixQueue) string {
 	}
 	n += len(b0) - q.head
 	blocks := map[*event]string{}
-	own := func(blk []event, who string) string {
-		if cap(blk) != qBlock {
-			return fmt.Sprintf("%s: block of capacity %d", who, cap(blk))
-		}
-		p := &blk[:1][0]
+	own := func(blk *qBlk, who string) string {
+		p := &blk[0]
 		if other, ok := blocks[p]; ok {
 			return fmt.Sprintf("%s and %s share a block", who, other)
 		}
@@ -97,9 +94,6 @@ func checkRadix(q *radixQueue) string {
 		return ""
 	}
 	for i, blk := range q.pool {
-		if len(blk) != 0 {
-			return fmt.Sprintf("pool block %d holds %d events", i, len(blk))
-		}
 		if msg := own(blk, fmt.Sprintf("pool block %d", i)); msg != "" {
 			return msg
 		}
@@ -107,22 +101,22 @@ func checkRadix(q *radixQueue) string {
 	for b := 1; b < len(q.tail); b++ {
 		var bk []event
 		for i, blk := range q.full[b] {
-			if len(blk) != qBlock {
-				return fmt.Sprintf("bucket %d: full block %d holds %d events", b, i, len(blk))
-			}
 			if msg := own(blk, fmt.Sprintf("bucket %d block %d", b, i)); msg != "" {
 				return msg
 			}
-			bk = append(bk, blk...)
+			bk = append(bk, blk[:]...)
 		}
-		if t := q.tail[b]; cap(t) > 0 {
+		if t, n := q.tail[b], q.tailN[b]; t != nil {
 			if msg := own(t, fmt.Sprintf("bucket %d tail", b)); msg != "" {
 				return msg
 			}
-		} else if len(q.full[b]) > 0 {
-			return fmt.Sprintf("bucket %d: full blocks without a tail", b)
+			if n < 0 || n > qBlock {
+				return fmt.Sprintf("bucket %d: tail holds %d events", b, n)
+			}
+			bk = append(bk, t[:n]...)
+		} else if len(q.full[b]) > 0 || n != 0 {
+			return fmt.Sprintf("bucket %d: %d full blocks and %d events without a tail", b, len(q.full[b]), n)
 		}
-		bk = append(bk, q.tail[b]...)
 		if got, want := q.mask&(1<<(b-1)) != 0, len(bk) > 0; got != want {
 			return fmt.Sprintf("bucket %d: mask bit %v, %d events", b, got, len(bk))
 		}
@@ -154,7 +148,10 @@ func checkRadix(q *radixQueue) string {
 func radixStorage(q *radixQueue) int {
 	events := cap(q.b0) + len(q.pool)*qBlock
 	for b := range q.tail {
-		events += cap(q.tail[b]) + len(q.full[b])*qBlock
+		if q.tail[b] != nil {
+			events += qBlock
+		}
+		events += len(q.full[b]) * qBlock
 	}
 	return events
 }
