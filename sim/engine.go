@@ -192,7 +192,7 @@ type engine struct {
 	// for a program held in memory.
 	win *window
 	// lists is set when some ops keep their successors in edge lists
-	// (prefetchRank).
+	// (prefetchNext).
 	lists bool
 }
 
@@ -661,9 +661,7 @@ func (e *engine) completed(r, g int32, t int64) {
 	o := e.op(g)
 	o.pend = stDone
 	e.done++
-	if e.lists && len(e.radix.b0)-e.radix.head <= prefetchAhead {
-		e.prefetchRank(g)
-	}
+	e.prefetchRank(g)
 	if e.x != nil && e.x.recOn {
 		e.x.record(g).End = t
 	}
@@ -861,11 +859,14 @@ func (e *engine) prefetchNext() {
 
 // prefetchRank prefetches, as op g completes, the op records that follow
 // it: a rank runs through its ops in about definition order, so they are
-// the records its next events need. Where events seldom share a time, as
-// in schedules converted from traces, prefetchNext finds no event ahead,
-// and each rank's next records would otherwise be a cache miss apiece:
-// thousands of ranks advance through memory at once, more streams than
-// the hardware prefetcher follows. It changes nothing but timing.
+// the records its next events need. prefetchNext prefetches the records
+// of the events ahead in the queue, not those their completions resolve,
+// and where events seldom share a time, as in schedules converted from
+// traces, it finds no event ahead at all: each rank's next records would
+// otherwise be a cache miss apiece, thousands of ranks advancing through
+// memory at once, more streams than the hardware prefetcher follows. It
+// runs at every completion (until 2026-11-28 only when few events were
+// ahead: docs/performance.md). It changes nothing but timing.
 func (e *engine) prefetchRank(g int32) {
 	const line = 64 / int32(unsafe.Sizeof(opRec{}))
 	if g+2*line < e.nops {
