@@ -13,6 +13,10 @@ import (
 // ErrSpec is returned (wrapped) for a Spec an algorithm cannot build.
 var ErrSpec = errors.New("collective: invalid collective")
 
+// ErrTooManyOps is returned (wrapped) by Emit when the builder would hold
+// more ops than Spec.MaxOps.
+var ErrTooManyOps = errors.New("collective: too many ops")
+
 // Comm is the membership of a communicator: member i is world rank World(i).
 // The zero Comm is empty; World(n) is 0..n-1.
 type Comm struct {
@@ -145,6 +149,14 @@ type Spec struct {
 	// ReduceNsPerByte, when positive, adds a calc op of
 	// round(bytes·ReduceNsPerByte) ns wherever received data is combined.
 	ReduceNsPerByte float64
+
+	// MaxOps, when positive, bounds the ops of the builder Emit appends
+	// to, those it held before the call included: Emit stops before the
+	// op that would pass it and returns an error wrapping ErrTooManyOps.
+	// A converter sets it so that a call of a huge size, which a
+	// pipelined algorithm cuts into millions of segments, fails at once
+	// instead of after building them all. 0: no bound.
+	MaxOps int64
 }
 
 // Algorithm is one way to implement an operation.
@@ -254,8 +266,23 @@ func (a *Algorithm) Check(s *Spec) error {
 // a reduction that Spec.ReduceNsPerByte makes longer than a calc holds
 // (goal.MaxCalc): it depends on the sizes each rank combines, so Check
 // cannot see it. The ops b then holds are not the call's.
-func (a *Algorithm) Emit(b *goal.Builder, me int, s *Spec, after, ends []int32) ([]int32, error) {
-	e := emitter{b: b, s: s, me: me, p: s.Comm.Size()}
+//
+// With a positive Spec.MaxOps, Emit stops as soon as b would hold more ops
+// than that and returns an error wrapping ErrTooManyOps; the ops b then
+// holds are not the call's either.
+func (a *Algorithm) Emit(b *goal.Builder, me int, s *Spec, after, ends []int32) (out []int32, err error) {
+	e := emitter{b: b, s: s, me: me, p: s.Comm.Size(), maxOps: math.MaxInt64}
+	if s.MaxOps > 0 {
+		e.maxOps = s.MaxOps
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if _, ok := v.(tooManyOps); !ok {
+				panic(v)
+			}
+			out, err = ends[:0], fmt.Errorf("%w: %s/%s: more than %d ops", ErrTooManyOps, a.Op, a.Name, s.MaxOps)
+		}
+	}()
 	e.prev = append(e.prev, after...)
 	a.emit(&e)
 	e.next()

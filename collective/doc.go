@@ -12,7 +12,8 @@
 //
 // Emit takes the ops the call must start after and returns the ops it ends
 // with, so a trace converter can chain calls inside a rank's schedule (its
-// error is a reduction cost that makes a calc longer than goal.MaxCalc):
+// errors: a reduction cost that makes a calc longer than goal.MaxCalc, and
+// more ops than Spec.MaxOps allows the builder, ErrTooManyOps):
 //
 //	alg, _ := collective.Select(collective.Allreduce, &spec)
 //	var b goal.Builder

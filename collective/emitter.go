@@ -23,6 +23,30 @@ type emitter struct {
 	prev  []int32 // ops of the last completed round (at first: the start)
 	cur   []int32 // ops of the round being built
 	err   error   // the first reduction longer than a calc holds (Emit returns it)
+	// maxOps is Spec.MaxOps, or math.MaxInt64 for no bound: every op is
+	// added through room, which stops the algorithm when b holds maxOps.
+	maxOps int64
+}
+
+// tooManyOps is the panic with which room stops an algorithm, wherever it
+// is in its loops; Emit recovers it and returns ErrTooManyOps. The loops
+// of the algorithms (over ranks, rounds and segments) need no checks of
+// their own, as long as they add ops through the emitter's methods (send,
+// recv, reduce, calc, raw*), never through e.b (TestEmitMaxOps).
+type tooManyOps struct{}
+
+// room is called before every op the emitter adds: it stops the algorithm
+// when b already holds e.maxOps ops.
+func (e *emitter) room() {
+	if int64(e.b.NumOps()) >= e.maxOps {
+		panic(tooManyOps{})
+	}
+}
+
+// calc adds a calc of t ns, with no dependencies and outside any round.
+func (e *emitter) calc(t uint64) int32 {
+	e.room()
+	return e.b.Calc(t, e.s.CPU)
 }
 
 // world is the world rank of comm rank i.
@@ -51,7 +75,7 @@ func (e *emitter) reduce(size uint64, in int32) int32 {
 	if t == 0 {
 		return in
 	}
-	c := e.b.Calc(t, e.s.CPU)
+	c := e.calc(t)
 	e.b.Requires(c, in)
 	for i, id := range e.cur {
 		if id == in {
@@ -100,11 +124,13 @@ func (e *emitter) next() {
 
 // rawSend appends a send with no dependencies and outside any round.
 func (e *emitter) rawSend(peer int, size uint64) int32 {
+	e.room()
 	return e.b.Send(size, e.world(peer), e.s.Tag, e.s.CPU, e.s.NIC)
 }
 
 // rawRecv appends a receive with no dependencies and outside any round.
 func (e *emitter) rawRecv(peer int, size uint64) int32 {
+	e.room()
 	return e.b.Recv(size, e.world(peer), e.s.Tag, e.s.CPU, e.s.NIC)
 }
 
@@ -115,7 +141,7 @@ func (e *emitter) rawReduce(size uint64, in int32) int32 {
 	if t == 0 {
 		return in
 	}
-	c := e.b.Calc(t, e.s.CPU)
+	c := e.calc(t)
 	e.b.Requires(c, in)
 	return c
 }

@@ -273,7 +273,7 @@ func ompiReduceLinear(e *emitter) {
 		if in >= 0 {
 			e.reduce(n, in)
 		} else if t := e.reduceTime(n); t > 0 {
-			c := e.b.Calc(t, e.s.CPU)
+			c := e.calc(t)
 			e.inRound(c)
 		}
 		e.next()

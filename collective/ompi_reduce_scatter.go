@@ -136,7 +136,7 @@ func ompiBlockRecdoub(e *emitter) {
 		}
 		if got {
 			if c := e.reduceTime(outside(rroot, m)); c > 0 {
-				e.inRound(e.b.Calc(c, e.s.CPU))
+				e.inRound(e.calc(c))
 				e.next()
 			}
 		}
