@@ -21,6 +21,10 @@ import (
 // converter cannot model and ConvertOptions.Unsupported is not "calc".
 var ErrUnsupported = errors.New("trace: unsupported MPI calls")
 
+// ErrTooManyOps is returned (wrapped) when a rank's conversion would write
+// more ops than ConvertOptions.MaxRankOps.
+var ErrTooManyOps = errors.New("trace: too many ops")
+
 // ConvertOptions control Convert. The zero value converts with the
 // collective algorithms of the library the trace was recorded with,
 // unscaled compute and an error on unsupported calls.
@@ -55,6 +59,16 @@ type ConvertOptions struct {
 	// Workers is the number of ranks converted at once (0: GOMAXPROCS).
 	// The blocks, the stats and the errors are the same for any number.
 	Workers int
+	// MaxRankOps, when positive, bounds the ops of each rank: a rank's
+	// conversion stops at the call that would give it more, inside the
+	// expansion of a collective when that is the call (a huge size that
+	// an algorithm pipelines in segments is millions of ops), and Convert
+	// returns an error wrapping ErrTooManyOps that names the rank and the
+	// call. The bound is per rank, not on the whole trace, so that the
+	// error is the same for any Workers: it depends on the rank's calls
+	// alone. A trace of R ranks writes at most R·MaxRankOps ops.
+	// 0: no bound.
+	MaxRankOps int64
 }
 
 // Source is a trace to convert, in any format: per rank a stream of
@@ -165,6 +179,9 @@ func Convert(d Source, opt ConvertOptions, write func(*goal.RankBlock) error) (*
 	}
 	if err := opt.LibraryCosts.Validate(); err != nil {
 		return nil, fmt.Errorf("trace: the library's one-time costs: %w", err)
+	}
+	if opt.MaxRankOps < 0 {
+		return nil, fmt.Errorf("trace: at most %d ops per rank: expected 0 (no bound) or more", opt.MaxRankOps)
 	}
 	algs := map[collective.Op]*collective.Algorithm{}
 	for op, name := range opt.CollAlgo {
@@ -484,7 +501,11 @@ func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 		if c.Err != 0 {
 			continue // a failed call moved no data
 		}
-		if err := cv.call(rd, r, &s, &c, name); err != nil || s.tooLong != nil {
+		err = cv.call(rd, r, &s, &c, name)
+		if err == nil && cv.opt.MaxRankOps > 0 && int64(b.NumOps()) > cv.opt.MaxRankOps {
+			err = cv.tooManyOps("")
+		}
+		if err != nil || s.tooLong != nil {
 			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, cmp.Or(err, s.tooLong))
 		}
 	}
@@ -496,6 +517,16 @@ func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 	blk := b.Block()
 	blk.Labels = append(blk.Labels[:0], cv.labels...)
 	return blk, nil
+}
+
+// tooManyOps is the error of a call that gives the rank more ops than
+// ConvertOptions.MaxRankOps; expanding, when set, names the collective
+// algorithm that was stopped ("allgatherv/ring").
+func (cv *converter) tooManyOps(expanding string) error {
+	if expanding != "" {
+		expanding = ", expanding " + expanding
+	}
+	return fmt.Errorf("%w: more than %d ops in the rank%s (the bound ConvertOptions.MaxRankOps sets: raise it, or 0 for none)", ErrTooManyOps, cv.opt.MaxRankOps, expanding)
 }
 
 // cancelUnknown handles a cancelled request whose outcome the trace does
@@ -789,7 +820,8 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 		Comm: collective.NewComm(comm.Members), Root: int(c.Root), Size: uint64(max(c.Bytes, 0)),
 		Tag:             1<<31 | uint32(c.Comm&0x7fff)<<16 | k&0xffff,
 		ReduceNsPerByte: cv.opt.ReduceNsPerByte, ElemSize: uint64(max(c.Type.Size, 0)),
-		Block: name == "MPI_Reduce_scatter_block" || name == "MPI_Ireduce_scatter_block",
+		Block:  name == "MPI_Reduce_scatter_block" || name == "MPI_Ireduce_scatter_block",
+		MaxOps: cv.opt.MaxRankOps,
 	}
 	if op.Rooted() && c.Root < 0 {
 		return false, fmt.Errorf("root %d", c.Root)
@@ -845,6 +877,9 @@ func (cv *converter) expand(rd RankStream, r int32, s *rankState, c *Call, name 
 	after := cv.join(s)
 	first := cv.b.NumOps()
 	if cv.ends, err = alg.Emit(&cv.b, me, &spec, after, cv.ends); err != nil {
+		if errors.Is(err, collective.ErrTooManyOps) {
+			return false, cv.tooManyOps(op.String() + "/" + alg.Name)
+		}
 		return false, fmt.Errorf("--reduce-cost %g: %w", cv.opt.ReduceNsPerByte, err)
 	}
 	cv.contactEmitted(s, r, slot, first)
