@@ -1,7 +1,6 @@
 package tit
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -222,11 +221,10 @@ func FuzzTIT(f *testing.F) {
 	f.Add([]byte("0 init 1\n0 gatherv 1 1 0 1 1\n0 reducescatter 1 1e3 0\n0 sleep 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := OpenFS(fstest.MapFS{"t.txt": {Data: data}}, "t.txt", Options{})
-		// The converter's cost grows with the ranks, and with the bytes of
-		// a collective its algorithm pipelines in chunks (MPICH's ring
-		// allgatherv of 275 GB on 4 ranks is 17.5 M ops, 21 s): such input
-		// is read, not converted.
-		if err == nil && tr.NumRanks() <= 256 && !hugeNumber(data) {
+		// The converter's cost grows with the ranks; with the bytes of a
+		// collective, which its algorithm may pipeline in chunks, it is
+		// bounded by ConvertAll (trace.ErrTooManyOps).
+		if err == nil && tr.NumRanks() <= 256 {
 			err = tracetest.ConvertAll(tr)
 		}
 		if err != nil && errors.Is(err, trace.ErrFormat) {
@@ -238,12 +236,36 @@ func FuzzTIT(f *testing.F) {
 	})
 }
 
-// hugeNumber reports whether a field of data is a number of 2^30 or more.
-func hugeNumber(data []byte) bool {
-	for _, f := range bytes.Fields(data) {
-		if v, err := strconv.ParseFloat(string(f), 64); err == nil && v >= 1<<30 {
-			return true
-		}
+// TestTITHugeCollective converts, as FuzzTIT does, the input that stalled
+// it: a 4-rank allgatherv of 275 GB, which MPICH's ring cuts into 32 KiB
+// pieces, 17.5 M ops unbounded. ConvertAll stops rank 0 inside the
+// expansion, at its share of tracetest.ConvertBudget.
+func TestTITHugeCollective(t *testing.T) {
+	data := fuzzCorpusEntry(t, "testdata/fuzz/FuzzTIT/a761cac9437e4f8e")
+	tr, err := OpenFS(fstest.MapFS{"t.txt": {Data: data}}, "t.txt", Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return false
+	err = tracetest.ConvertAll(tr)
+	want := "rank 0: MPI_Allgatherv at t=0: trace: too many ops: more than 250000 ops in the rank, expanding allgatherv/ring"
+	if !errors.Is(err, trace.ErrTooManyOps) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant ErrTooManyOps with %q", err, want)
+	}
+}
+
+// fuzzCorpusEntry reads the []byte of a "go test fuzz v1" file.
+func fuzzCorpusEntry(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, value, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	quoted, ok := strings.CutPrefix(value, "[]byte(")
+	quoted, ok2 := strings.CutSuffix(quoted, ")")
+	data, err := strconv.Unquote(quoted)
+	if head != "go test fuzz v1" || !ok || !ok2 || err != nil {
+		t.Fatalf("%s: not a go test fuzz v1 file of one []byte (%v)", name, err)
+	}
+	return []byte(data)
 }
