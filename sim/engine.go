@@ -857,21 +857,23 @@ func (e *engine) prefetchNext() {
 	}
 }
 
-// prefetchRank prefetches, as op g completes, the op records that follow
-// it: a rank runs through its ops in about definition order, so they are
-// the records its next events need. prefetchNext prefetches the records
-// of the events ahead in the queue, not those their completions resolve,
-// and where events seldom share a time, as in schedules converted from
-// traces, it finds no event ahead at all: each rank's next records would
-// otherwise be a cache miss apiece, thousands of ranks advancing through
-// memory at once, more streams than the hardware prefetcher follows. It
-// runs at every completion (until 2026-11-28 only when few events were
-// ahead: docs/performance.md). It changes nothing but timing.
+// prefetchRank prefetches, as op g completes, the line of op records
+// that follows its own: a rank runs through its ops in about definition
+// order, so it holds the records its next events need. prefetchNext
+// prefetches the records of the events ahead in the queue, not those
+// their completions resolve, and where events seldom share a time, as in
+// schedules converted from traces, it finds no event ahead at all: each
+// rank's next records would otherwise be a cache miss apiece, thousands
+// of ranks advancing through memory at once, more streams than the
+// hardware prefetcher follows. One line, at every completion: two lines
+// only when few events were ahead (until 2026-11-28) left most of a
+// trace's misses, and two lines at every completion cost more than they
+// gave at 102,400 ranks, whose lines were gone before they were read
+// (docs/performance.md). It changes nothing but timing.
 func (e *engine) prefetchRank(g int32) {
 	const line = 64 / int32(unsafe.Sizeof(opRec{}))
-	if g+2*line < e.nops {
+	if g+line < e.nops {
 		prefetch(uintptr(unsafe.Pointer(e.op(g + line))))
-		prefetch(uintptr(unsafe.Pointer(e.op(g + 2*line))))
 	}
 }
 
