@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -489,6 +491,53 @@ func TestFitMean(t *testing.T) {
 	if _, err := Fit(slow, FitOptions{Mean: true, Quantile: 0.5}); !errors.Is(err, ErrFit) {
 		t.Errorf("mean and a quantile together: %v", err)
 	}
+}
+
+// TestFitRealSlowRounds fits a real calibration of Open MPI's shared
+// memory (testdata/README.md) whose mean round trip at 3,072 bytes a few
+// slow rounds raised above 3,584 bytes': Fit finds the protocols by the
+// medians, so S is at the eager limit, just below the 4,096-byte sweep
+// size (4,040 bytes in Open MPI; this table has no probes between), and
+// the ranges are still fitted to the means.
+func TestFitRealSlowRounds(t *testing.T) {
+	f, err := os.Open("testdata/ompi-sm-slow-3072.prtt.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadTable(zr, "ompi-sm-slow-3072.prtt.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := Fit(tab, FitOptions{Mean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := pf.EagerLimit; s == nil || *s < 3584 || *s >= 4096 {
+		t.Fatalf("S %s, changes %+v: want 3584 <= S < 4096", eagerString(s), pf.Fit.Changes)
+	}
+	if pf.Fit.Statistic != "mean" {
+		t.Errorf("fitted the %s", pf.Fit.Statistic)
+	}
+	// The range below S is fitted to the means: the slow rounds at 3,072
+	// bytes raise its round trip above the median's.
+	for _, p := range pf.Fit.Points {
+		if p.SizeBytes == 3072 && !(p.HalfRTT > p.PRTT1.Median/2*1.1) {
+			t.Errorf("half round trip at 3072 bytes %.0f ns, median round trip %.0f ns: not the mean", p.HalfRTT, p.PRTT1.Median)
+		}
+	}
+}
+
+// eagerString prints a fitted S.
+func eagerString(s *int64) string {
+	if s == nil {
+		return "none"
+	}
+	return fmt.Sprintf("= %d bytes", *s)
 }
 
 func TestSummarizeMean(t *testing.T) {

@@ -162,11 +162,13 @@ O >= 0 and G >= O (non-negative least squares, the half round trip first),
 so that 'gopsim sim --params' always accepts the file; the output says which
 constraints were binding and what they cost in residual, and a ping-pong
 simulated with the result is compared with the measured round trip at every
-size. S is the end of the range below the jump that adds most to the round
-trip (the rendezvous handshake), located to the byte by bisection between
-the measured sizes around it (--locate-reps), each size put on the side
-its median round trip is closer to (a few rounds of a descheduled process
-move a mean by as much as the handshake).
+size. The ranges (protocols) are found by each size's median round trips,
+whatever statistic their parameters are fitted to: a protocol moves every
+round, whereas a few rounds of a descheduled process move a mean by as much
+as a protocol does. S is the end of the range below the jump that adds most
+to the round trip (the rendezvous handshake), located to the byte by
+bisection between the measured sizes around it (--locate-reps), each size
+put on the side its median round trip is closer to.
 
 The parameter file has the keys 'gopsim sim --params' reads (L_ns o_ns g_ns
 G_ns_per_byte O_ns_per_byte S_bytes, the base keys from the smallest sizes),
