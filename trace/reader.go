@@ -178,7 +178,7 @@ package trace
 // not an allocation.
 
 import (
-	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -303,7 +303,7 @@ type pending struct {
 
 // Reader reads one rank's trace file record by record.
 type Reader struct {
-	br   *bufio.Reader
+	in   inbuf
 	name string
 	c    io.Closer
 	off  int64
@@ -325,7 +325,7 @@ type Reader struct {
 // Reader for the records. name, if not empty, is the file name errors
 // give.
 func NewReader(r io.Reader, name string) (*Reader, error) {
-	tr := &Reader{br: bufio.NewReaderSize(r, 64<<10), name: name, comms: map[int32]*Comm{}, reqs: map[uint64]pending{},
+	tr := &Reader{in: inbuf{rd: r, buf: make([]byte, inbufSize)}, name: name, comms: map[int32]*Comm{}, reqs: map[uint64]pending{},
 		types: map[uint32]*TypeDef{}}
 	if err := tr.readHeader(); err != nil {
 		return nil, err
@@ -399,7 +399,13 @@ func (r *Reader) ioErr(err error) error {
 }
 
 func (r *Reader) byte1() (byte, error) {
-	c, err := r.br.ReadByte()
+	if in := &r.in; in.pos < in.end {
+		c := in.buf[in.pos]
+		in.pos++
+		r.off++
+		return c, nil
+	}
+	c, err := r.in.ReadByte()
 	if err != nil {
 		return 0, r.ioErr(err)
 	}
@@ -408,6 +414,15 @@ func (r *Reader) byte1() (byte, error) {
 }
 
 func (r *Reader) uv(what string) (uint64, error) {
+	if in := &r.in; in.end-in.pos >= binary.MaxVarintLen64 {
+		// The whole varint is in the buffer: decode it there. A varint
+		// that overflows (n < 0) is reported below.
+		if x, n := binary.Uvarint(in.buf[in.pos:in.end]); n > 0 {
+			in.pos += n
+			r.off += int64(n)
+			return x, nil
+		}
+	}
 	start := r.off
 	var x uint64
 	for i := 0; ; i++ {
@@ -484,7 +499,7 @@ func (r *Reader) str(what string) (string, error) {
 		return "", err
 	}
 	b := make([]byte, n)
-	k, err := io.ReadFull(r.br, b)
+	k, err := io.ReadFull(&r.in, b)
 	r.off += int64(k)
 	if err != nil {
 		return "", r.ioErr(err)
@@ -494,7 +509,7 @@ func (r *Reader) str(what string) (string, error) {
 
 func (r *Reader) readHeader() error {
 	var magic [8]byte
-	n, err := io.ReadFull(r.br, magic[:])
+	n, err := io.ReadFull(&r.in, magic[:])
 	r.off = int64(n)
 	if string(magic[:n]) != string(Magic[:n]) || n == 0 {
 		return r.failf(0, "bad magic % x: not a gopsim trace file", magic[:n])
@@ -587,7 +602,7 @@ func (r *Reader) Next(c *Call) error {
 // next decodes one record; done is false for a comm record.
 func (r *Reader) next(c *Call) (done bool, err error) {
 	off := r.off
-	k, err := r.br.ReadByte()
+	k, err := r.in.ReadByte()
 	if err == io.EOF {
 		return false, r.failf(off, "%w: the file ends without an end record (the rank was killed, or is still running)", io.ErrUnexpectedEOF)
 	}
@@ -632,7 +647,7 @@ func (r *Reader) readEnd(off int64) error {
 	if reason < uint64(EndFinalize) || reason > uint64(EndAbort) {
 		return r.failf(roff, "unknown end reason %d", reason)
 	}
-	if _, err := r.br.ReadByte(); err != io.EOF {
+	if _, err := r.in.ReadByte(); err != io.EOF {
 		if err != nil {
 			return r.ioErr(err)
 		}
