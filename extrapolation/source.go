@@ -37,6 +37,14 @@ type Source struct {
 
 	mu   sync.Mutex
 	full map[int32]*scaledComm // communicators over all P ranks, scaled once for every stream
+
+	// The template ranks' recorded calls (replay.go), under recMu: recs
+	// per template rank once complete, recTried for those whose first
+	// stream records (or could not), recBytes the recordings' memory.
+	recMu    sync.Mutex
+	recs     []*recording
+	recTried []bool
+	recBytes int64
 }
 
 type scaledComm struct {
@@ -88,7 +96,8 @@ func NewSource(src trace.Source, opt Options) (*Source, error) {
 	if err := checkFactor(p, opt.Factor); err != nil {
 		return nil, err
 	}
-	x := &Source{src: src, m: mapper{p: p, k: opt.Factor}, full: map[int32]*scaledComm{}}
+	x := &Source{src: src, m: mapper{p: p, k: opt.Factor}, full: map[int32]*scaledComm{},
+		recs: make([]*recording, p), recTried: make([]bool, p)}
 	if opt.Grid != nil && product(opt.Grid) != p {
 		return nil, fmt.Errorf("%w: grid %s has %d ranks, the trace %d", ErrOptions, FormatDims(opt.Grid), product(opt.Grid), p)
 	}
@@ -96,7 +105,7 @@ func NewSource(src trace.Source, opt Options) (*Source, error) {
 		x.grid = GridInfo{How: "grid rule turned off", Agree: -1}
 		return x, nil
 	}
-	cart, peers, err := scan(src)
+	cart, peers, err := scan(p, x.openTemplate)
 	if err != nil {
 		return nil, err
 	}
@@ -145,15 +154,14 @@ func (m *mapper) crossing(peers [][]int32, k int) int {
 	return n
 }
 
-// scan reads every rank of src: the members of the first MPI_Cart_create
+// scan reads every rank of the P-rank trace (open opens one): the members of the first MPI_Cart_create
 // communicator over all ranks (in grid rank order; nil if none) and, per
 // world rank, the world ranks it exchanged point-to-point messages with.
-func scan(src trace.Source) (cart []int32, peers [][]int32, err error) {
-	p := src.NumRanks()
+func scan(p int, open func(int) (trace.RankStream, error)) (cart []int32, peers [][]int32, err error) {
 	peers = make([][]int32, p)
 	var c trace.Call
 	for r := range p {
-		rd, err := src.OpenRank(r)
+		rd, err := open(r)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -252,7 +260,7 @@ func (x *Source) OpenRank(rank int) (trace.RankStream, error) {
 		return nil, fmt.Errorf("extrapolation: rank %d outside 0..%d", rank, x.NumRanks()-1)
 	}
 	r, j := rank%x.m.p, rank/x.m.p
-	in, err := x.src.OpenRank(r)
+	in, err := x.openTemplate(r)
 	if err != nil {
 		return nil, err
 	}
