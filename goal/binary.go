@@ -630,6 +630,7 @@ type Reader struct {
 	next int // next rank
 	work []int32
 	err  error // sticky
+	rep  *repeats // RememberBlocks's, nil without
 }
 
 // chunkDecoder decodes the rank blocks of one decompressed chunk.
@@ -1440,53 +1441,64 @@ func firstError(w *binWorker, h Header, frames []binFrame, tail error) error {
 func countChunk(raw []byte, ranks int) (ops, edges int, ok bool) {
 	pos := 0
 	for ; ranks > 0; ranks-- {
-		n, p, ok := skimUvarint(raw, pos)
-		if !ok || n > uint64(len(raw)-p)/binMinOpBytes {
+		var n, e int
+		if pos, n, e, ok = skimBlock(raw, pos); !ok {
 			return 0, 0, false
 		}
-		pos = p + int(n)
-		vals := int(n) // sizes
-		for _, f := range raw[p:pos] {
-			if f&binKindMask != byte(Calc) && f&binAnySource == 0 {
-				vals++ // peer
-			}
-			vals += int(f>>2&1 + f>>5&1 + f>>6&1) // tag, cpu, nic
-		}
-		if pos, ok = skipUvarints(raw, pos, vals); !ok {
-			return 0, 0, false
-		}
-		e := uint64(0)
-		for i := uint64(0); i < n; i++ {
-			var v uint64
-			if v, pos, ok = skimUvarint(raw, pos); !ok {
-				return 0, 0, false
-			}
-			if e += v; v > uint64(len(raw)) || e > uint64(len(raw)) {
-				return 0, 0, false
-			}
-		}
-		if pos, ok = skipUvarints(raw, pos, int(e)); !ok {
-			return 0, 0, false
-		}
-		nl, p2, ok := skimUvarint(raw, pos)
-		if !ok || nl > uint64(len(raw)) {
-			return 0, 0, false
-		}
-		pos = p2
-		for j := uint64(0); j < nl; j++ {
-			if pos, ok = skipUvarints(raw, pos, 1); !ok {
-				return 0, 0, false
-			}
-			var ln uint64
-			if ln, pos, ok = skimUvarint(raw, pos); !ok || ln > uint64(len(raw)-pos) {
-				return 0, 0, false
-			}
-			pos += int(ln)
-		}
-		ops += int(n)
-		edges += int(e)
+		ops += n
+		edges += e
 	}
 	return ops, edges, pos == len(raw)
+}
+
+// skimBlock finds the end of the rank block at raw[pos:] from the fields
+// that say how long the others are, and counts its ops and dependency
+// edges. ok is false if raw does not have that structure.
+func skimBlock(raw []byte, pos int) (end, ops, edges int, ok bool) {
+	n, p, ok := skimUvarint(raw, pos)
+	if !ok || n > uint64(len(raw)-p)/binMinOpBytes {
+		return 0, 0, 0, false
+	}
+	pos = p + int(n)
+	vals := int(n) // sizes
+	for _, f := range raw[p:pos] {
+		if f&binKindMask != byte(Calc) && f&binAnySource == 0 {
+			vals++ // peer
+		}
+		vals += int(f>>2&1 + f>>5&1 + f>>6&1) // tag, cpu, nic
+	}
+	if pos, ok = skipUvarints(raw, pos, vals); !ok {
+		return 0, 0, 0, false
+	}
+	e := uint64(0)
+	for i := uint64(0); i < n; i++ {
+		var v uint64
+		if v, pos, ok = skimUvarint(raw, pos); !ok {
+			return 0, 0, 0, false
+		}
+		if e += v; v > uint64(len(raw)) || e > uint64(len(raw)) {
+			return 0, 0, 0, false
+		}
+	}
+	if pos, ok = skipUvarints(raw, pos, int(e)); !ok {
+		return 0, 0, 0, false
+	}
+	nl, p2, ok := skimUvarint(raw, pos)
+	if !ok || nl > uint64(len(raw)) {
+		return 0, 0, 0, false
+	}
+	pos = p2
+	for j := uint64(0); j < nl; j++ {
+		if pos, ok = skipUvarints(raw, pos, 1); !ok {
+			return 0, 0, 0, false
+		}
+		var ln uint64
+		if ln, pos, ok = skimUvarint(raw, pos); !ok || ln > uint64(len(raw)-pos) {
+			return 0, 0, 0, false
+		}
+		pos += int(ln)
+	}
+	return pos, int(n), int(e), true
 }
 
 // skimUvarint reads a uvarint at raw[pos:] and returns it with the

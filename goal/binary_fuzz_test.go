@@ -26,9 +26,57 @@ func readBinarySequential(r io.Reader) (*Schedule, error) {
 	return s, nil
 }
 
+// readBinaryRepeats reads a binary schedule with a Reader that remembers
+// blocks (NextRepeat), making each repeat from the earlier rank's block
+// with its peers moved, as a user of NextRepeat may.
+func readBinaryRepeats(r io.Reader) (*Schedule, error) {
+	br, err := NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	br.RememberBlocks(1 << 20)
+	h := br.Header()
+	kept := map[int32]*RankBlock{}
+	next := func(b *RankBlock) error {
+		same, keep, err := br.NextRepeat(b)
+		if err != nil {
+			return err
+		}
+		if same >= 0 {
+			q := kept[same]
+			if q == nil {
+				return fmt.Errorf("rank %d repeats rank %d, which was not kept", b.Rank, same)
+			}
+			b.Ops = append(b.Ops, q.Ops...)
+			b.DepStart = append(b.DepStart, q.DepStart...)
+			b.Deps = append(b.Deps, q.Deps...)
+			b.Labels = append(b.Labels, q.Labels...)
+			n := int64(h.NumRanks)
+			for i := range b.Ops {
+				if o := &b.Ops[i]; o.Kind != Calc && o.Peer != AnySource {
+					o.Peer = int32(((int64(o.Peer)-int64(same)+int64(b.Rank))%n + n) % n)
+				}
+			}
+		}
+		if keep {
+			c := &RankBlock{Rank: b.Rank}
+			c.Ops, c.DepStart = append(c.Ops, b.Ops...), append(c.DepStart, b.DepStart...)
+			c.Deps, c.Labels = append(c.Deps, b.Deps...), append(c.Labels, b.Labels...)
+			kept[b.Rank] = c
+		}
+		return nil
+	}
+	s, err := collect(next, func() int { return h.NumRanks }, "goal: binary schedule")
+	if err != nil {
+		return nil, err
+	}
+	s.NumCPUs, s.NumNICs = h.NumCPUs, h.NumNICs
+	return s, nil
+}
+
 // FuzzReadBinary checks that ReadBinary never panics, that it fails only
 // with errors that wrap ErrBinary, that it agrees with a Reader (the same
-// schedule or the same error), and that what it reads survives
+// schedule or the same error), and so does a Reader's NextRepeat, and that what it reads survives
 // WriteBinary and ReadBinary unchanged.
 func FuzzReadBinary(f *testing.F) {
 	for _, tc := range binSmall(f) {
@@ -53,6 +101,10 @@ func FuzzReadBinary(f *testing.F) {
 		ref, refErr := readBinarySequential(bytes.NewReader(data))
 		if fmt.Sprint(err) != fmt.Sprint(refErr) || !reflect.DeepEqual(s, ref) {
 			t.Fatalf("ReadBinary: %v\n%+v\nReader: %v\n%+v", err, s, refErr, ref)
+		}
+		rep, repErr := readBinaryRepeats(bytes.NewReader(data))
+		if fmt.Sprint(repErr) != fmt.Sprint(refErr) || !reflect.DeepEqual(rep, ref) {
+			t.Fatalf("NextRepeat: %v\n%+v\nReader: %v\n%+v", repErr, rep, refErr, ref)
 		}
 		if err == nil { // the decoder checks what Validate does, faster
 			var b RankBlock
