@@ -629,7 +629,7 @@ type Reader struct {
 	left int // ranks of the current chunk still to decode
 	next int // next rank
 	work []int32
-	err  error // sticky
+	err  error    // sticky
 	rep  *repeats // RememberBlocks's, nil without
 }
 
