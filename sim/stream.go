@@ -65,6 +65,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -103,6 +104,7 @@ type StreamStats struct {
 	Units       int   // units of the schedule
 	StoredUnits int   // distinct units kept in memory
 	StoreBytes  int64 // the memory they take
+	RepeatRanks int   // ranks whose block repeats an earlier rank's, spilled from its summary (blockSource)
 	Loads       int64 // units read during the run
 	Drops       int64 // pages of op records given back during the run
 	PeakOps     int64 // largest number of op records in memory at once
@@ -117,6 +119,7 @@ type window struct {
 	name     string        // removed by Close when it could not be unlinked at once
 	refs     *atomic.Int32 // windows sharing f (Program.Share); nil for one
 	unit     int32
+	ranks    int32     // the number of ranks peers are relative modulo (relPeer); 0: 2^32
 	multi    bool      // the program has CPU and NIC numbers (Program.cn)
 	cnCol    bool      // the units have a column of them (see the top of this file)
 	rankUnit []int32   // len NumRanks+1: rank r's units are rankUnit[r] .. rankUnit[r+1]-1
@@ -176,7 +179,8 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 		return nil, err
 	}
 	h := rd.Header()
-	return readStream(rd.Next, h, nil, opt)
+	rd.RememberBlocks(repeatBytes)
+	return readStream(rd.NextRepeat, h, nil, opt)
 }
 
 // ReadTextProgramStream is ReadProgramStream for a schedule in the GOAL
@@ -184,7 +188,7 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 // in errors, which are goal.ReadText's).
 func ReadTextProgramStream(r io.Reader, name string, opt StreamOptions) (*Program, error) {
 	t := goal.NewTextReader(r, name)
-	return readStream(t.Next, goal.Header{NumRanks: -1}, t.NumRanks, opt)
+	return readStream(noRepeats(t.Next), goal.Header{NumRanks: -1}, t.NumRanks, opt)
 }
 
 // ReadTextProgramStreamAt is ReadTextProgramStream for size bytes of text
@@ -194,14 +198,14 @@ func ReadTextProgramStream(r io.Reader, name string, opt StreamOptions) (*Progra
 func ReadTextProgramStreamAt(r io.ReaderAt, size int64, name string, opt StreamOptions) (*Program, error) {
 	t := goal.NewTextStream(r, size, name)
 	defer t.Close()
-	return readStream(t.Next, goal.Header{NumRanks: -1}, t.NumRanks, opt)
+	return readStream(noRepeats(t.Next), goal.Header{NumRanks: -1}, t.NumRanks, opt)
 }
 
 // readStream spills the rank blocks next hands out into a streamed
 // program. h is the schedule's header; for a text (numRanks not nil) its
 // ranks are known only once read, and its CPUs and NICs are the largest
 // used plus one.
-func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func() int, opt StreamOptions) (*Program, error) {
+func readStream(next blockSource, h goal.Header, numRanks func() int, opt StreamOptions) (*Program, error) {
 	unit := opt.Unit
 	if unit == 0 {
 		unit = DefaultStreamUnit
@@ -221,6 +225,9 @@ func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func()
 	// used is known only at its end.
 	multi := h.NumCPUs > 1 || h.NumNICs > 1
 	w := &window{f: f, unit: int32(unit), multi: multi, cnCol: multi || numRanks != nil, dir: dir}
+	if numRanks == nil {
+		w.ranks = int32(h.NumRanks)
+	}
 	budget := opt.StoreBytes
 	if budget == 0 {
 		budget = DefaultStoreBytes
@@ -246,7 +253,7 @@ func readStream(next func(*goal.RankBlock) error, h goal.Header, numRanks func()
 // spill writes the units of every rank block that next hands out and
 // sets up p's rank starts, start states, labels and size check, and w's
 // index; for a text (numRanks not nil), also its ranks, CPUs and NICs.
-func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks func() int, budget int64) error {
+func (w *window) spill(p *Program, next blockSource, numRanks func() int, budget int64) error {
 	bw := bufio.NewWriterSize(w.f, 1<<20)
 	w.st = newUnitStore(budget, bw)
 	w.recBytes = 24
@@ -257,6 +264,8 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 	w.dShift = pageShift(4)
 	blocks, stop := decodeAhead(next)
 	defer stop()
+	var reps map[int32]*rankSummary // the ranks a later one may repeat
+	repeats := 0
 	var (
 		recs  []opRec
 		cn    []uint32
@@ -275,8 +284,24 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 		if d.err != nil {
 			return d.err
 		}
+		if d.same >= 0 {
+			if err := w.repeat(p, r, reps[d.same], &ops, &deps); err != nil {
+				return err
+			}
+			repeats++
+			d.free <- d.blk
+			continue
+		}
 		blk := d.blk
 		n := len(blk.Ops)
+		var sum *rankSummary
+		if d.kept {
+			sum = &rankSummary{ops: int32(n), units: int32(len(w.ref))}
+			if reps == nil {
+				reps = map[int32]*rankSummary{}
+			}
+			reps[r] = sum
+		}
 		if ops+int64(n) > math.MaxInt32 {
 			return fmt.Errorf("sim: more than %d ops; the engine takes at most %d", int64(math.MaxInt32), int64(math.MaxInt32))
 		}
@@ -303,20 +328,23 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 			return fmt.Errorf("sim: more than %d edge list entries; the engine takes at most %d", maxListEntries, maxListEntries)
 		}
 		p.start = append(p.start, rankStartState{})
-		p.implicit += p.prepare(r, base, recs, lists)
+		marked := p.prepare(r, base, recs, lists)
+		p.implicit += marked
 		initHi, span := rankWindow(recs, lists, base)
 		w.initHi, w.span = append(w.initHi, initHi), append(w.span, span)
+		if sum != nil {
+			st := p.start[r]
+			sum.start = rankStartState{icur: st.icur - base, iend: st.iend - base, ready: st.ready}
+			sum.implicit, sum.initHi, sum.span, sum.lists = marked, initHi, span, int32(used)
+		}
 		// Edge lists by their index in the program's lists; count, per
 		// page of lists, the ops whose list touches it.
 		for i := range recs {
 			if ed := recs[i].edge; ed&edgeList != 0 {
 				at := ed &^ edgeList
-				first, last := (int64(at)+deps)>>w.dShift, (int64(at)+deps+int64(lists[at]))>>w.dShift
-				for pg := first; pg <= last; pg++ {
-					for int64(len(w.dliveInit)) <= pg {
-						w.dliveInit = append(w.dliveInit, 0)
-					}
-					w.dliveInit[pg]++
+				w.listPages(int64(at)+deps, int64(lists[at]))
+				if sum != nil {
+					sum.edgeLists = append(sum.edgeLists, [2]uint32{at, lists[at]})
 				}
 				recs[i].edge = edgeList | uint32(int64(at)+deps)
 			}
@@ -338,6 +366,13 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 			}
 			w.ref = append(w.ref, ref)
 			w.listAt = append(w.listAt, uint32(deps+int64(cur)))
+			if sum != nil {
+				sum.listEnds = append(sum.listEnds, uint32(cur))
+			}
+		}
+		if sum != nil {
+			sum.refs = int32(len(w.ref)) - sum.units
+			sum.labels = slices.Clone(blk.Labels)
 		}
 		if len(blk.Labels) > 0 {
 			if p.labels == nil {
@@ -368,7 +403,7 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 	w.numOps = int32(ops)
 	w.st.sealed()
 	w.stats.SpillBytes, w.stats.Units = w.st.fileBytes(), len(w.ref)
-	w.stats.StoredUnits, w.stats.StoreBytes = len(w.st.mem), w.st.used
+	w.stats.StoredUnits, w.stats.StoreBytes, w.stats.RepeatRanks = len(w.st.mem), w.st.used, repeats
 	if p.tooBig < 0 {
 		p.tooBigKind = 0
 	}
@@ -380,15 +415,104 @@ func (w *window) spill(p *Program, next func(*goal.RankBlock) error, numRanks fu
 // blocks (io.EOF after the last); blk goes back on free once used.
 type decoded struct {
 	blk  *goal.RankBlock
+	same int32 // blockSource's
+	kept bool
 	err  error
 	free chan<- *goal.RankBlock
+}
+
+// blockSource hands out a schedule's rank blocks in rank order, as
+// goal.Reader.NextRepeat does: a block equal to that of an earlier rank
+// q whose block it handed out with kept set may come as same = q, not
+// decoded.
+type blockSource func(*goal.RankBlock) (same int32, kept bool, err error)
+
+// noRepeats is a blockSource of next, which has no repeats.
+func noRepeats(next func(*goal.RankBlock) error) blockSource {
+	return func(b *goal.RankBlock) (int32, bool, error) { return -1, false, next(b) }
+}
+
+// repeatBytes bounds the bytes of rank blocks a streamed read remembers
+// to tell repeats (goal.Reader.RememberBlocks); a variable for the tests.
+var repeatBytes int64 = 64 << 20
+
+// rankSummary is what spilling a rank gave that a rank whose block
+// repeats it (blockSource) takes over, relative to the rank's first op and
+// first edge-list entry: the units it added to w.ref (refs of them, from
+// index units on) and where each unit's edge lists end; its start state,
+// implicit receives, window, edge-list entries and, per op with an edge
+// list, that list's index and length; its labels.
+type rankSummary struct {
+	ops, refs, units int32
+	listEnds         []uint32
+	start            rankStartState
+	implicit         int
+	initHi, span     int32
+	lists            int32
+	edgeLists        [][2]uint32
+	labels           []goal.Label
+}
+
+// listPages counts, for the pages of the program's edge lists that the
+// list of n successors at index at (its count, then the successors)
+// touches, one more op whose list touches them (w.dliveInit).
+func (w *window) listPages(at, n int64) {
+	first, last := at>>w.dShift, (at+n)>>w.dShift
+	for pg := first; pg <= last; pg++ {
+		for int64(len(w.dliveInit)) <= pg {
+			w.dliveInit = append(w.dliveInit, 0)
+		}
+		w.dliveInit[pg]++
+	}
+}
+
+// repeat spills rank r, whose block is that of the rank summarized by
+// sum with its peers moved, which spilling it would give, from sum: the
+// same units (stored relative to the rank), moved to the rank's first op
+// *ops and edge-list entry *deps, which it advances.
+func (w *window) repeat(p *Program, r int32, sum *rankSummary, ops, deps *int64) error {
+	if sum == nil {
+		return fmt.Errorf("sim: rank %d repeats a rank block that was not kept", r)
+	}
+	n := int64(sum.ops)
+	if *ops+n > math.MaxInt32 {
+		return fmt.Errorf("sim: more than %d ops; the engine takes at most %d", int64(math.MaxInt32), int64(math.MaxInt32))
+	}
+	if *deps+int64(sum.lists) > maxListEntries {
+		return fmt.Errorf("sim: more than %d edge list entries; the engine takes at most %d", maxListEntries, maxListEntries)
+	}
+	base, d := int32(*ops), *deps
+	st := sum.start
+	p.start = append(p.start, rankStartState{icur: st.icur + base, iend: st.iend + base, ready: st.ready})
+	p.implicit += sum.implicit
+	w.initHi, w.span = append(w.initHi, sum.initHi), append(w.span, sum.span)
+	for _, l := range sum.edgeLists {
+		w.listPages(int64(l[0])+d, int64(l[1]))
+	}
+	w.rankUnit = append(w.rankUnit, int32(len(w.ref)))
+	w.ref = append(w.ref, w.ref[sum.units:sum.units+sum.refs]...)
+	for _, e := range sum.listEnds {
+		w.listAt = append(w.listAt, uint32(d+int64(e)))
+	}
+	if len(sum.labels) > 0 {
+		if p.labels == nil {
+			p.labels = make(map[int32]string)
+		}
+		for _, l := range sum.labels {
+			p.labels[base+l.Op] = l.Name
+		}
+	}
+	*ops += n
+	*deps += int64(sum.lists)
+	p.rankStart = append(p.rankStart, int32(*ops))
+	return nil
 }
 
 // decodeAhead decodes rank blocks with next on another goroutine, a few
 // blocks ahead of the one being spilled, so that decoding and spilling use
 // two CPUs. stop ends the goroutine and waits for it, so that next's
 // reader is the caller's again.
-func decodeAhead(next func(*goal.RankBlock) error) (<-chan decoded, func()) {
+func decodeAhead(next blockSource) (<-chan decoded, func()) {
 	const ahead = 4
 	out := make(chan decoded, ahead)
 	free := make(chan *goal.RankBlock, ahead+1)
@@ -407,9 +531,9 @@ func decodeAhead(next func(*goal.RankBlock) error) (<-chan decoded, func()) {
 			case <-done:
 				return
 			}
-			err := next(b)
+			same, kept, err := next(b)
 			select {
-			case out <- decoded{blk: b, err: err, free: free}:
+			case out <- decoded{blk: b, same: same, kept: kept, err: err, free: free}:
 			case <-done:
 				return
 			}
@@ -469,7 +593,7 @@ func furthestSuccessor(ed uint32, deps []uint32, g int32) int32 {
 // list entry has index at in the program's lists.
 //
 // The fields go column by column, the peers of sends and receives
-// relative to r (modulo 2^32: relPeer), edge-list indexes relative to at
+// relative to r (relPeer), edge-list indexes relative to at
 // and each edge in lists relative to the op it leaves, so that the units
 // of ranks that do the same thing are equal (unitStore) or alike and
 // compress.
@@ -480,7 +604,7 @@ func (w *window) encodeUnit(r int32, recs []opRec, cn []uint32, lo int, lists []
 	for i := range recs {
 		o := &recs[i]
 		le.PutUint64(raw[8*i:], o.size)
-		le.PutUint32(raw[8*n+4*i:], relPeer(o, r))
+		le.PutUint32(raw[8*n+4*i:], w.relPeer(o, r))
 		le.PutUint32(raw[12*n+4*i:], o.tag)
 		ed := o.edge
 		if ed&edgeList != 0 {
@@ -580,7 +704,7 @@ func (w *window) begin(p *Program) {
 	copy(w.live, w.liveInit)
 	copy(w.dlive, w.dliveInit)
 	copy(w.clive, w.cliveInit)
-	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units, StoredUnits: w.stats.StoredUnits, StoreBytes: w.stats.StoreBytes}
+	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units, StoredUnits: w.stats.StoredUnits, StoreBytes: w.stats.StoreBytes, RepeatRanks: w.stats.RepeatRanks}
 	for _, c := range w.cols {
 		c.begin()
 	}
@@ -593,21 +717,34 @@ func (w *window) begin(p *Program) {
 }
 
 // relPeer is op o's peer as a unit stores it for rank r: a send's or
-// receive's relative to r, modulo 2^32 so that any peer (AnySource too)
-// comes back exactly (absPeer); a calc's as it is.
-func relPeer(o *opRec, r int32) uint32 {
-	if o.kind() == goal.Calc {
+// receive's relative to r, modulo the number of ranks (w.ranks) when it is
+// known before the blocks are read (a binary file; as goal's binary form
+// stores it, so that ranks whose blocks are equal have equal units:
+// blockSource), else modulo 2^32; AnySource (negative) and a calc's as
+// it is. absPeer undoes it.
+func (w *window) relPeer(o *opRec, r int32) uint32 {
+	switch {
+	case o.kind() == goal.Calc:
+		return uint32(o.peer)
+	case w.ranks == 0:
+		return uint32(o.peer) - uint32(r)
+	case o.peer < 0:
 		return uint32(o.peer)
 	}
-	return uint32(o.peer) - uint32(r)
+	return uint32((int64(o.peer) - int64(r) + int64(w.ranks)) % int64(w.ranks))
 }
 
 // absPeer undoes relPeer for o, whose size (and kind) is set.
-func absPeer(o *opRec, x uint32, r int32) int32 {
-	if o.kind() == goal.Calc {
+func (w *window) absPeer(o *opRec, x uint32, r int32) int32 {
+	switch {
+	case o.kind() == goal.Calc:
+		return int32(x)
+	case w.ranks == 0:
+		return int32(x + uint32(r))
+	case int32(x) < 0:
 		return int32(x)
 	}
-	return int32(x + uint32(r))
+	return int32((int64(x) + int64(r)) % int64(w.ranks))
 }
 
 // load loads rank r's ops below global index upto, a unit at a time.
@@ -682,7 +819,7 @@ func (w *window) readUnit(r, u, g0 int32, recs []opRec, cn []uint32, deps []uint
 		o := &recs[i]
 		o.tm = 0
 		o.size = le.Uint64(raw[8*i:])
-		o.peer = absPeer(o, le.Uint32(raw[8*n+4*i:]), r)
+		o.peer = w.absPeer(o, le.Uint32(raw[8*n+4*i:]), r)
 		o.tag = le.Uint32(raw[12*n+4*i:])
 		o.edge = le.Uint32(raw[16*n+4*i:])
 		if o.edge&edgeList != 0 {

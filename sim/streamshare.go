@@ -28,10 +28,10 @@ func (p *Program) Share() (*Program, error) {
 	q := *p
 	q.dirty = false
 	q.ops, q.deps, q.cn = nil, nil, nil
-	nw := &window{f: w.f, name: w.name, refs: w.refs, unit: w.unit, multi: w.multi, cnCol: w.cnCol,
+	nw := &window{f: w.f, name: w.name, refs: w.refs, unit: w.unit, ranks: w.ranks, multi: w.multi, cnCol: w.cnCol,
 		rankUnit: w.rankUnit, ref: w.ref, st: w.st, listAt: w.listAt, initHi: w.initHi, span: w.span, dliveInit: w.dliveInit,
 		dShift: w.dShift, recBytes: w.recBytes, numOps: w.numOps, dir: w.dir,
-		stats: StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units, StoredUnits: w.stats.StoredUnits, StoreBytes: w.stats.StoreBytes}}
+		stats: StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units, StoredUnits: w.stats.StoredUnits, StoreBytes: w.stats.StoreBytes, RepeatRanks: w.stats.RepeatRanks}}
 	q.win = nw
 	if err := nw.mapRecords(&q); err != nil {
 		nw.close()

@@ -376,6 +376,7 @@ type streamReport struct {
 	UnitOps     int   `json:"unit_ops"`
 	StoredUnits int   `json:"distinct_units_in_memory"`
 	StoreBytes  int64 `json:"distinct_unit_bytes"`
+	RepeatRanks int   `json:"ranks_repeating_a_block"`
 	Loads       int64 `json:"units_loaded"`
 	PagesGiven  int64 `json:"pages_given_back"`
 	PeakOps     int64 `json:"peak_ops_in_memory"`
@@ -391,7 +392,7 @@ func (m *simMemory) report(p *sim.Program) *streamReport {
 	if unit == 0 {
 		unit = sim.DefaultStreamUnit
 	}
-	return &streamReport{SpillBytes: st.SpillBytes, Units: st.Units, UnitOps: unit, StoredUnits: st.StoredUnits, StoreBytes: st.StoreBytes, Loads: st.Loads, PagesGiven: st.Drops,
+	return &streamReport{SpillBytes: st.SpillBytes, Units: st.Units, UnitOps: unit, StoredUnits: st.StoredUnits, StoreBytes: st.StoreBytes, RepeatRanks: st.RepeatRanks, Loads: st.Loads, PagesGiven: st.Drops,
 		PeakOps: st.PeakOps, PeakOpBytes: st.PeakBytes}
 }
 
@@ -399,6 +400,6 @@ func (r *streamReport) text(w io.Writer) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(w, "memory:     streamed: %d units of %d ops, %d distinct ones kept in memory (%d bytes), spill file %d bytes; at most %d op records (%d bytes) in memory at once; %d units loaded, %d pages of records finished and their memory reused\n",
-		r.Units, r.UnitOps, r.StoredUnits, r.StoreBytes, r.SpillBytes, r.PeakOps, r.PeakOpBytes, r.Loads, r.PagesGiven)
+	fmt.Fprintf(w, "memory:     streamed: %d units of %d ops, %d distinct ones kept in memory (%d bytes), %d ranks spilled as repeats of an earlier rank's block, spill file %d bytes; at most %d op records (%d bytes) in memory at once; %d units loaded, %d pages of records finished and their memory reused\n",
+		r.Units, r.UnitOps, r.StoredUnits, r.StoreBytes, r.RepeatRanks, r.SpillBytes, r.PeakOps, r.PeakOpBytes, r.Loads, r.PagesGiven)
 }
