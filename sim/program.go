@@ -535,7 +535,7 @@ func ReadProgramIf(r io.Reader, check func(ProgramSize) error) (*Program, error)
 // goal.ReadText. Like ReadProgram, it never holds the goal.Schedule.
 func ReadTextProgram(r io.ReaderAt, size int64, name string) (*Program, error) {
 	return readProgram(nil, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
-		return goal.ReadTextBlocks(r, size, name, alloc, visit)
+		return goal.ReadTextBlocks(r, size, name, goal.Limits{}, alloc, visit)
 	})
 }
 

@@ -192,7 +192,7 @@ func ReadTextProgramStream(r io.Reader, name string, opt StreamOptions) (*Progra
 // (goal.TextStream): the same program and the same errors, in about the
 // same memory.
 func ReadTextProgramStreamAt(r io.ReaderAt, size int64, name string, opt StreamOptions) (*Program, error) {
-	t := goal.NewTextStream(r, size, name)
+	t := goal.NewTextStream(r, size, name, goal.Limits{})
 	defer t.Close()
 	return readStream(t.Next, goal.Header{NumRanks: -1}, t.NumRanks, opt)
 }
