@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"sync"
 
@@ -254,6 +255,29 @@ func (a *Algorithm) Check(s *Spec) error {
 		}
 	}
 	return nil
+}
+
+// MaxCombined is the most bytes a member combines at once (one calc of
+// Spec.ReduceNsPerByte) in a call of op with spec s, whatever the
+// algorithm: the reduction's whole vector, s.Size for Reduce, Allreduce,
+// Scan and Exscan and P·s.Size for ReduceScatter (math.MaxUint64 if that
+// overflows), 0 for the operations that combine nothing. A reduction cost
+// whose calc for these bytes fits in goal.MaxCalc cannot make Emit fail on
+// any member, so a caller can rule that failure out before it emits a
+// single rank; with a larger cost, whether Emit fails depends on the
+// pieces each member combines.
+func MaxCombined(op Op, s *Spec) uint64 {
+	switch op {
+	case Reduce, Allreduce, Scan, Exscan:
+		return s.Size
+	case ReduceScatter:
+		hi, lo := bits.Mul64(uint64(s.Comm.Size()), s.Size)
+		if hi != 0 {
+			return math.MaxUint64
+		}
+		return lo
+	}
+	return 0
 }
 
 // Emit appends the ops that comm rank me runs for the collective to b. The

@@ -12,8 +12,10 @@
 //
 // Emit takes the ops the call must start after and returns the ops it ends
 // with, so a trace converter can chain calls inside a rank's schedule (its
-// errors: a reduction cost that makes a calc longer than goal.MaxCalc, and
-// more ops than Spec.MaxOps allows the builder, ErrTooManyOps):
+// errors: a reduction cost that makes a calc longer than goal.MaxCalc, which
+// MaxCombined rules out for every member at once when the call's whole
+// vector fits, and more ops than Spec.MaxOps allows the builder,
+// ErrTooManyOps):
 //
 //	alg, _ := collective.Select(collective.Allreduce, &spec)
 //	var b goal.Builder

@@ -83,3 +83,64 @@ func checkReduceCost(t *testing.T, alg *Algorithm, p int, size uint64, cost floa
 		t.Errorf("%s: %v; want an error naming %s with %q", key, first, key, want)
 	}
 }
+
+// TestMaxCombined: no algorithm combines more bytes at once than
+// MaxCombined says, for any member, communicator size, root, segment,
+// element size and fan-out; and for every combining operation some
+// algorithm combines that much (the bound is the vector, not more). At 1
+// ns/byte a reduction's calc is the bytes it combines.
+func TestMaxCombined(t *testing.T) {
+	for _, op := range Ops() {
+		t.Run(op.String(), func(t *testing.T) {
+			var most uint64 // the largest calc of any algorithm
+			var bound uint64
+			for _, alg := range Algorithms(op) {
+				for _, p := range []int{1, 2, 3, 5, 8, 13, 16} {
+					for _, size := range []uint64{1, 7, 1000, 65539} {
+						for _, v := range []struct {
+							root      int
+							seg, elem uint64
+							radix     int
+						}{{0, 0, 0, 0}, {p - 1, 100, 0, 3}, {p / 2, 0, 4, 0}} {
+							s := Spec{Comm: WorldComm(p), Root: v.root, Size: size, Segment: v.seg, ElemSize: v.elem, Radix: v.radix, ReduceNsPerByte: 1}
+							if op == Alltoallv || op == Gatherv || op == Scatterv || op == Allgatherv {
+								s.Counts, s.RecvCounts = make([]uint64, p), make([]uint64, p)
+								for i := range s.Counts {
+									s.Counts[i], s.RecvCounts[i] = size, size
+								}
+							}
+							if alg.Check(&s) != nil {
+								continue
+							}
+							limit := MaxCombined(op, &s)
+							if size == 65539 && p == 16 {
+								bound = limit
+							}
+							for me := 0; me < p; me++ {
+								var b goal.Builder
+								b.Reset(int32(me))
+								if _, err := alg.Emit(&b, me, &s, nil, nil); err != nil {
+									t.Fatalf("%s, P %d, %d bytes, %+v, comm rank %d: %v", alg.Name, p, size, v, me, err)
+								}
+								for _, o := range b.Block().Ops {
+									if o.Kind != goal.Calc {
+										continue
+									}
+									if o.Size > limit {
+										t.Fatalf("%s, P %d, %d bytes, %+v, comm rank %d: combines %d bytes, MaxCombined %d", alg.Name, p, size, v, me, o.Size, limit)
+									}
+									if size == 65539 && p == 16 {
+										most = max(most, o.Size)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+			if most != bound {
+				t.Errorf("at P 16 and 65539 bytes the algorithms combine at most %d bytes at once, MaxCombined %d", most, bound)
+			}
+		})
+	}
+}

@@ -30,5 +30,8 @@
 // Every reader validates what it returns (peers in range, labels defined
 // before use, no duplicate labels, no dependency cycles, integers within
 // their fields) and reports the file, the line and column (text) or the
-// byte offset (binary) of the first problem.
+// byte offset (binary) of the first problem. A text reader given Limits
+// (TextReader.SetLimits, ReadTextLimits, ReadTextBlocks, NewTextStream)
+// also refuses an op larger than its consumer takes, as a *LimitError at
+// the op's line: gopsim sim's engine runs messages of up to 2 TiB.
 package goal

@@ -105,7 +105,7 @@ func ExampleNewTextReader() {
 func ExampleNewTextStream() {
 	// A text read at any offset (a file) is parsed on all CPUs, a few
 	// pieces ahead, and its blocks come in order, as a TextReader's.
-	s := goal.NewTextStream(strings.NewReader(exampleText), int64(len(exampleText)), "pingpong.goal")
+	s := goal.NewTextStream(strings.NewReader(exampleText), int64(len(exampleText)), "pingpong.goal", goal.Limits{})
 	defer s.Close()
 	var b goal.RankBlock
 	for {
@@ -228,7 +228,7 @@ func ExampleReadTextBlocks() {
 		copy(ops[op:], b.Ops) // blocks of different ranks may come at once
 	}
 	r := strings.NewReader(exampleText)
-	if err := goal.ReadTextBlocks(r, r.Size(), "pingpong.goal", alloc, visit); err != nil {
+	if err := goal.ReadTextBlocks(r, r.Size(), "pingpong.goal", goal.Limits{}, alloc, visit); err != nil {
 		log.Fatal(err)
 	}
 	for _, op := range ops {

@@ -13,7 +13,7 @@ func SetTextPieceSize(n int64) (restore func()) {
 // TextPieces is the number of pieces ReadTextBlocks parses the text in
 // without reading it again on one goroutine: 0 when it falls back to that.
 func TextPieces(r io.ReaderAt, size int64, name string) int {
-	return len(cutText(r, size, name))
+	return len(cutText(r, size, name, Limits{}))
 }
 
 // TextStreamHanded is how many blocks s handed out from pieces parsed in

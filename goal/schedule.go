@@ -47,7 +47,8 @@ const (
 )
 
 // MaxCalc is the longest calc, in ns, that gopsim sim runs: its op record
-// keeps a size in 62 bits. The readers take any size; the producers of
+// keeps a size in 62 bits. The readers take any size unless given Limits
+// (sim's text readers refuse a longer calc at its line); the producers of
 // computed calcs (a reduction cost, a compute scale, gen --compute) refuse
 // a longer one through CalcSize, so that it is never wrapped or clamped.
 const MaxCalc = 1<<62 - 1

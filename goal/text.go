@@ -38,7 +38,8 @@ var ErrSyntax = errors.New("goal: malformed GOAL text")
 // after a statement on the same line, and reports what txt2bin does not
 // check: peers outside 0..N-1, missing, repeated or out-of-order rank
 // blocks, labels used before their definition, duplicate labels,
-// dependency cycles, integers that overflow their field, a missing `b`.
+// dependency cycles, integers that overflow their field, a missing `b`;
+// with Limits (SetLimits), an op larger than its consumer takes.
 type TextReader struct {
 	name string
 	br   *bufio.Reader
@@ -52,6 +53,8 @@ type TextReader struct {
 	next         int // next expected rank block; -1 in a piece: any
 	inBlock      bool
 	piece        bool // reading a piece of a file (ReadTextBlocks)
+	// maxMsg and maxCalc are the largest sizes taken (SetLimits).
+	maxMsg, maxCalc uint64
 
 	// per-block state
 	opLine  []int32 // line of each op of the block
@@ -78,7 +81,15 @@ func NewTextReader(r io.Reader, name string) *TextReader {
 }
 
 func newTextReader(br *bufio.Reader, name string) *TextReader {
-	return &TextReader{name: name, br: br, numRanks: -1, labels: make(map[string]int32)}
+	return &TextReader{name: name, br: br, numRanks: -1, labels: make(map[string]int32),
+		maxMsg: math.MaxUint64, maxCalc: math.MaxUint64}
+}
+
+// SetLimits makes the reader refuse an op larger than l allows, with a
+// *LimitError at the op's line and the column of its size. Set them before
+// the first call to Next; the zero Limits, the default, bound nothing.
+func (t *TextReader) SetLimits(l Limits) {
+	t.maxMsg, t.maxCalc = l.Of(Send), l.Of(Calc)
 }
 
 // NumRanks is the num_ranks of the file, or -1 while it has not been read.
@@ -522,9 +533,13 @@ func (t *TextReader) opStmt(b *RankBlock, kw string, label []byte, col int) erro
 	}
 	var op Op
 	vcol := col // where Validate's complaints about the op point
+	t.skipBlanks()
+	scol := t.pos + 1 // the size's
+	limit := t.maxMsg
 	switch kw {
 	case "calc":
 		op.Kind = Calc
+		limit = t.maxCalc
 		v, err := t.uint("calc time", math.MaxUint64)
 		if err != nil {
 			return err
@@ -614,6 +629,10 @@ func (t *TextReader) opStmt(b *RankBlock, kw string, label []byte, col int) erro
 		}
 	}
 	idx := int32(len(b.Ops))
+	if op.Size > limit {
+		return &LimitError{File: t.name, Line: t.num, Col: scol, Rank: int(b.Rank), Op: int(idx), Label: string(label),
+			Kind: op.Kind, Size: op.Size, Limit: limit}
+	}
 	b.Ops = append(b.Ops, op)
 	t.opLine = append(t.opLine, int32(t.num))
 	t.opCol = append(t.opCol, int32(vcol))
@@ -682,6 +701,13 @@ func (t *TextReader) closeBlock(b *RankBlock, col int) error {
 
 // ReadText reads a whole GOAL text schedule; name is used in errors.
 func ReadText(r io.Reader, name string) (*Schedule, error) {
+	return ReadTextLimits(r, name, Limits{})
+}
+
+// ReadTextLimits is ReadText with the op sizes bounded by l: an op beyond
+// them is a *LimitError at its line (TextReader.SetLimits).
+func ReadTextLimits(r io.Reader, name string, l Limits) (*Schedule, error) {
 	t := NewTextReader(r, name)
+	t.SetLimits(l)
 	return collect(t.Next, t.NumRanks, name)
 }

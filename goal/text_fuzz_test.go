@@ -144,29 +144,35 @@ func FuzzReadTextAt(f *testing.F) {
 
 // FuzzTextStream checks that a TextStream hands out exactly a
 // TextReader's blocks and first error, whatever the text, for pieces of a
-// few bytes (so that small inputs are cut too).
+// few bytes (so that small inputs are cut too), without Limits and with
+// small ones (a LimitError).
 func FuzzTextStream(f *testing.F) {
 	f.Add([]byte(bigText(12)))
 	f.Add([]byte("num_ranks 2\nrank 0 {\n/*\nrank 1 {\n*/\n}\nrank 1 {\n}\n"))
 	f.Add([]byte("num_ranks 3\nrank 0 {\n}\nrank 1 {\nrank 2 {\n}\n"))
 	f.Add([]byte("num_ranks 2\r\nrank 0 {\r\nl1: calc 1\r\n}\r\nrank 1 {\r\n}\r"))
 	f.Add([]byte("num_ranks 3\nrank 0 {\n}\nrank 1 {\n}\n"))
+	f.Add([]byte("num_ranks 2\nrank 0 {\nl1: send 101b to 1\n}\nrank 1 {\nl1: recv 8b from 0\n}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxFuzzInput {
 			t.Skip()
 		}
-		want, wantErr := readBlocks(goal.NewTextReader(bytes.NewReader(data), "fuzz.goal").Next)
-		for _, size := range []int64{3, 40} {
-			restore := goal.SetTextPieceSize(size)
-			s := goal.NewTextStream(bytes.NewReader(data), int64(len(data)), "fuzz.goal")
-			got, err := readBlocks(s.Next)
-			s.Close()
-			restore()
-			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-				t.Fatalf("pieces of %d: error %v, want %v", size, err, wantErr)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("pieces of %d: %d blocks, want %d, or other blocks", size, len(got), len(want))
+		for _, lim := range []goal.Limits{{}, {Message: 100, Calc: 1000}} {
+			tr := goal.NewTextReader(bytes.NewReader(data), "fuzz.goal")
+			tr.SetLimits(lim)
+			want, wantErr := readBlocks(tr.Next)
+			for _, size := range []int64{3, 40} {
+				restore := goal.SetTextPieceSize(size)
+				s := goal.NewTextStream(bytes.NewReader(data), int64(len(data)), "fuzz.goal", lim)
+				got, err := readBlocks(s.Next)
+				s.Close()
+				restore()
+				if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+					t.Fatalf("limits %+v, pieces of %d: error %v, want %v", lim, size, err, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("limits %+v, pieces of %d: %d blocks, want %d, or other blocks", lim, size, len(got), len(want))
+				}
 			}
 		}
 	})

@@ -68,17 +68,18 @@ func (p *textPiece) add(b *RankBlock) {
 	p.ends = append(p.ends, blockEnd{len(p.ops), len(p.deps), len(p.labels)})
 }
 
-// parse reads the piece's bytes of r. A piece after the head knows
-// num_ranks (numRanks >= 0) and starts with any rank (next -1); the head
-// and a whole text start with rank 0. whole reads to the end of the file
-// with a reader's every check.
-func (p *textPiece) parse(r io.ReaderAt, name string, numRanks, next int, whole bool) {
+// parse reads the piece's bytes of r, with the op sizes bounded by lim. A
+// piece after the head knows num_ranks (numRanks >= 0) and starts with any
+// rank (next -1); the head and a whole text start with rank 0. whole reads
+// to the end of the file with a reader's every check.
+func (p *textPiece) parse(r io.ReaderAt, name string, lim Limits, numRanks, next int, whole bool) {
 	p.cpus, p.nics = 1, 1
 	p.ops, p.depStart, p.deps, p.labels, p.ends = p.ops[:0], p.depStart[:0], p.deps[:0], p.labels[:0], p.ends[:0]
 	// A buffer of the piece's size, up to the usual 64 KiB: tiny pieces
 	// (tests) must not each cost 64 KiB.
 	t := newTextReader(bufio.NewReaderSize(io.NewSectionReader(r, p.lo, p.hi-p.lo), int(min(max(p.hi-p.lo, 16), 1<<16))), name)
 	t.piece = !whole
+	t.SetLimits(lim)
 	if numRanks >= 0 {
 		t.numRanks = numRanks
 	}
@@ -184,7 +185,8 @@ func isRankLine(l []byte) bool {
 }
 
 // ReadTextBlocks is ReadBinaryBlocks for the GOAL text form: r holds
-// size bytes of text, name is used in errors. It parses the text on up to
+// size bytes of text, name is used in errors, and an op beyond lim is an
+// error (TextReader.SetLimits; the zero Limits bound nothing). It parses the text on up to
 // GOMAXPROCS goroutines, cut at the lines that open a rank block, calls
 // alloc once with the header (num_ranks, and the largest CPU and NIC
 // numbers used plus one) and the totals, and then calls visit for every
@@ -198,11 +200,11 @@ func isRankLine(l []byte) bool {
 // the text is read again from its start on one goroutine, and the first
 // error of that reading is returned. An error of alloc is returned as it
 // is.
-func ReadTextBlocks(r io.ReaderAt, size int64, name string, alloc func(h Header, ops, edges, workers int) error, visit func(w int, b *RankBlock, op, edge int)) error {
-	pieces := cutText(r, size, name)
+func ReadTextBlocks(r io.ReaderAt, size int64, name string, lim Limits, alloc func(h Header, ops, edges, workers int) error, visit func(w int, b *RankBlock, op, edge int)) error {
+	pieces := cutText(r, size, name, lim)
 	if pieces == nil {
 		whole := &textPiece{lo: 0, hi: size}
-		whole.parse(r, name, -1, 0, true)
+		whole.parse(r, name, lim, -1, 0, true)
 		if whole.err != nil {
 			return whole.err
 		}
@@ -258,25 +260,26 @@ type textCut struct {
 	r        io.ReaderAt
 	size, b0 int64
 	name     string
+	lim      Limits
 	n        int
 	head     *textPiece
 }
 
-// newTextCut reads and parses the head of the size bytes of text in r; nil
-// when the text is read sequentially instead: no line to cut at, shorter
-// than two windows after the head, or a head without num_ranks or that
-// does not parse.
-func newTextCut(r io.ReaderAt, size int64, name string) *textCut {
+// newTextCut reads and parses the head of the size bytes of text in r,
+// whose op sizes lim bounds; nil when the text is read sequentially
+// instead: no line to cut at, shorter than two windows after the head, or
+// a head without num_ranks or that does not parse.
+func newTextCut(r io.ReaderAt, size int64, name string, lim Limits) *textCut {
 	b0 := rankLine(r, 0, size, make([]byte, 1<<16))
 	if b0 >= size || size-b0 < 2*textPieceSize {
 		return nil // one piece: the sequential reading
 	}
 	head := &textPiece{lo: 0, hi: b0}
-	head.parse(r, name, -1, 0, false)
+	head.parse(r, name, lim, -1, 0, false)
 	if head.err != nil || head.numRanks < 0 {
 		return nil
 	}
-	return &textCut{r: r, size: size, b0: b0, name: name, head: head,
+	return &textCut{r: r, size: size, b0: b0, name: name, lim: lim, head: head,
 		n: int((size - b0 + textPieceSize - 1) / textPieceSize)}
 }
 
@@ -296,15 +299,16 @@ func (c *textCut) window(p *textPiece, k int, buf []byte) bool {
 	if k < c.n-1 {
 		p.hi = rankLine(c.r, to, c.size, buf)
 	}
-	p.parse(c.r, c.name, c.head.numRanks, -1, false)
+	p.parse(c.r, c.name, c.lim, c.head.numRanks, -1, false)
 	return true
 }
 
-// cutText parses r in pieces on all CPUs, and returns them in order if they
-// join up into a whole schedule that a sequential reading would give too;
-// nil if they do not, or if the text has no line to cut at.
-func cutText(r io.ReaderAt, size int64, name string) []*textPiece {
-	c := newTextCut(r, size, name)
+// cutText parses r in pieces on all CPUs, with the op sizes bounded by lim,
+// and returns them in order if they join up into a whole schedule that a
+// sequential reading would give too; nil if they do not, or if the text
+// has no line to cut at.
+func cutText(r io.ReaderAt, size int64, name string, lim Limits) []*textPiece {
+	c := newTextCut(r, size, name, lim)
 	if c == nil {
 		return nil
 	}
@@ -358,7 +362,7 @@ func cutText(r io.ReaderAt, size int64, name string) []*textPiece {
 // that a schedule too large for the in-memory form is refused as a whole.
 func ReadTextAt(r io.ReaderAt, size int64, name string) (*Schedule, error) {
 	var sb scheduleBuilder
-	if err := ReadTextBlocks(r, size, name, sb.alloc, sb.visit); err != nil {
+	if err := ReadTextBlocks(r, size, name, Limits{}, sb.alloc, sb.visit); err != nil {
 		return nil, err
 	}
 	return sb.s, nil

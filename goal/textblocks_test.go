@@ -200,7 +200,7 @@ func TestReadTextBlocksWorkers(t *testing.T) {
 				Labels: append([]goal.Label(nil), b.Labels...)}
 			firstOp[b.Rank] = op
 		}
-		err := goal.ReadTextBlocks(strings.NewReader(src), int64(len(src)), "w.goal", alloc, visit)
+		err := goal.ReadTextBlocks(strings.NewReader(src), int64(len(src)), "w.goal", goal.Limits{}, alloc, visit)
 		runtime.GOMAXPROCS(old)
 		if err != nil {
 			t.Fatal(err)

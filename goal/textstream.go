@@ -34,6 +34,7 @@ type TextStream struct {
 	r    io.ReaderAt
 	size int64
 	name string
+	lim  Limits
 
 	seq  *TextReader // reading on sequentially (small text, or after a piece failed)
 	skip int         // blocks below this rank that seq returns were handed out already
@@ -66,10 +67,11 @@ type TextStream struct {
 const textAhead = 2
 
 // NewTextStream returns a stream of the rank blocks of the size bytes of
-// GOAL text in r; name is used in errors.
-func NewTextStream(r io.ReaderAt, size int64, name string) *TextStream {
-	s := &TextStream{r: r, size: size, name: name}
-	c := newTextCut(r, size, name)
+// GOAL text in r; name is used in errors, and an op beyond lim is an
+// error (TextReader.SetLimits; the zero Limits bound nothing).
+func NewTextStream(r io.ReaderAt, size int64, name string, lim Limits) *TextStream {
+	s := &TextStream{r: r, size: size, name: name, lim: lim}
+	c := newTextCut(r, size, name, lim)
 	if c == nil {
 		s.sequential(0, 0, -1, 0)
 		return s
@@ -227,6 +229,7 @@ func (s *TextStream) resume(lo int64, first int) {
 // rank next (-1: the start of the file), skipping blocks below skip.
 func (s *TextStream) sequential(lo int64, num, next, skip int) {
 	t := newTextReader(bufio.NewReaderSize(io.NewSectionReader(s.r, lo, s.size-lo), 1<<16), s.name)
+	t.SetLimits(s.lim)
 	t.num = num
 	if next >= 0 {
 		t.next = next

@@ -40,7 +40,7 @@ func TestTextStreamMatchesTextReader(t *testing.T) {
 				old := runtime.GOMAXPROCS(procs)
 				for _, size := range []int64{1, 7, 700, 1 << 20} {
 					restore := goal.SetTextPieceSize(size)
-					s := goal.NewTextStream(strings.NewReader(src), int64(len(src)), "v.goal")
+					s := goal.NewTextStream(strings.NewReader(src), int64(len(src)), "v.goal", goal.Limits{})
 					got, err := readBlocks(s.Next)
 					s.Close()
 					restore()
@@ -78,7 +78,7 @@ func TestTextStreamParallel(t *testing.T) {
 		{"num_ranks again", 70},
 	} {
 		src := v[tc.name]
-		s := goal.NewTextStream(strings.NewReader(src), int64(len(src)), "v.goal")
+		s := goal.NewTextStream(strings.NewReader(src), int64(len(src)), "v.goal", goal.Limits{})
 		readBlocks(s.Next)
 		s.Close()
 		if n := goal.TextStreamHanded(s); n < tc.min {
@@ -86,7 +86,7 @@ func TestTextStreamParallel(t *testing.T) {
 		}
 	}
 	src := bigText(2000)
-	s := goal.NewTextStream(strings.NewReader(src), int64(len(src)), "v.goal")
+	s := goal.NewTextStream(strings.NewReader(src), int64(len(src)), "v.goal", goal.Limits{})
 	var b goal.RankBlock
 	for range 10 {
 		if err := s.Next(&b); err != nil {

@@ -107,14 +107,30 @@ func prepColl(op collective.Op, p *Params) (*Generator, error) {
 		return nil
 	}}
 	if cost > 0 {
-		// Rank 0 once up front, so that a reduction cost too large for
-		// the sizes is refused before any output (most algorithms combine
-		// as much on rank 0 as anywhere; Write checks every rank).
-		var b goal.Builder
-		b.Reset(0)
-		if err := g.rank(&b, 0); err != nil {
-			return nil, fmt.Errorf("%w: rank 0: %w", ErrParams, err)
+		if err := checkReduceCost(g, op, &spec, cost); err != nil {
+			return nil, err
 		}
 	}
 	return g, nil
+}
+
+// checkReduceCost refuses, before any rank is written, a reduction cost of
+// cost ns/byte that makes a combination of some rank of g longer than a
+// calc holds (goal.MaxCalc), naming the first such rank: no rank can have
+// one when combining the call's whole vector fits in a calc
+// (collective.MaxCombined); otherwise every rank is generated once, since
+// which ranks combine how much depends on the algorithm (a linear scan's
+// rank 0 combines nothing, a reduce's root the most).
+func checkReduceCost(g *Generator, op collective.Op, s *collective.Spec, cost float64) error {
+	if _, err := goal.CalcSize(float64(collective.MaxCombined(op, s)) * cost); err == nil {
+		return nil
+	}
+	var b goal.Builder
+	for r := 0; r < g.ranks; r++ {
+		b.Reset(int32(r))
+		if err := g.rank(&b, r); err != nil {
+			return fmt.Errorf("%w: rank %d: %w", ErrParams, r, err)
+		}
+	}
+	return nil
 }

@@ -65,7 +65,9 @@ func (g *Generator) NumRanks() int { return g.ranks }
 
 // Rank appends the ops of rank r to b, which the caller has Reset to r. Its
 // error is a reduction that --reduce-cost makes longer than a calc holds
-// (goal.MaxCalc); b then does not hold the rank's schedule.
+// (goal.MaxCalc); b then does not hold the rank's schedule. New refuses
+// such a cost up front, naming the first rank it fails on, so that a
+// generator it returns writes every rank.
 func (g *Generator) Rank(b *goal.Builder, r int) error { return g.rank(b, r) }
 
 var patterns []*Pattern

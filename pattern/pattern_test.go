@@ -202,43 +202,51 @@ func TestLinearAlltoallvSizes(t *testing.T) {
 }
 
 // TestReduceCostTooLong: --reduce-cost that makes a reduction longer than
-// a calc holds is an error naming the flag, the algorithm and the limit:
-// from New when rank 0 combines (before any output), else from Write at
-// the first rank that does; it was a calc of 2^63 ns.
+// a calc holds is an error from New, before any rank is written, naming
+// the first rank that combines too much, the flag, the algorithm and the
+// limit, whichever rank that is; it was a calc of 2^63 ns, then an error
+// from Write when rank 0 combined less than a later rank (after the ranks
+// before it were written). A cost at which the whole vector would be too
+// long but every piece a rank combines fits is taken, and Write writes
+// every rank.
 func TestReduceCostTooLong(t *testing.T) {
 	const limit = "more than the 4611686018427387903 ns a calc holds"
 	for _, tc := range []struct {
 		name, pattern string
 		p             Params
-		newErr        string // from New
-		writeErr      string // from Write
+		want          string // New's error; "" for none
 	}{
-		{"allreduce, from New", "mpi_allreduce", Params{Ranks: 4, Size: 1024, ReduceNsPerByte: 1e300},
-			"mpi_allreduce: pattern: invalid parameters: rank 0: --reduce-cost 1e+300: collective: invalid collective: allreduce/", ""},
+		{"allreduce, rank 0", "mpi_allreduce", Params{Ranks: 4, Size: 1024, ReduceNsPerByte: 1e300},
+			"mpi_allreduce: pattern: invalid parameters: rank 0: --reduce-cost 1e+300: collective: invalid collective: allreduce/"},
 		{"linear scan, rank 0 combines nothing", "mpi_scan", Params{Ranks: 4, Size: 1024, Algo: "linear", ReduceNsPerByte: 1e300},
-			"", "rank 1: --reduce-cost 1e+300: collective: invalid collective: scan/linear: combining 1024 bytes"},
-		{"within the limit", "mpi_allreduce", Params{Ranks: 2, Size: 1024, Algo: "recdoub", ReduceNsPerByte: 4.5e15}, "", ""},
+			"mpi_scan: pattern: invalid parameters: rank 1: --reduce-cost 1e+300: collective: invalid collective: scan/linear: combining 1024 bytes"},
+		{"binomial reduce rooted at 5, rank 0 a leaf", "mpi_reduce", Params{Ranks: 8, Root: 5, Size: 1 << 40, Algo: "binomial", ReduceNsPerByte: 5e6},
+			"mpi_reduce: pattern: invalid parameters: rank 1: --reduce-cost 5e+06: collective: invalid collective: reduce/binomial: combining 1099511627776 bytes"},
+		{"ring allreduce, every piece fits", "mpi_allreduce", Params{Ranks: 8, Size: 1024, Algo: "ring", ReduceNsPerByte: 9e15}, ""},
+		{"within the limit", "mpi_allreduce", Params{Ranks: 2, Size: 1024, Algo: "recdoub", ReduceNsPerByte: 4.5e15}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, err := New(tc.pattern, tc.p)
-			if tc.newErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.newErr) || !strings.Contains(err.Error(), limit) {
-					t.Fatalf("New: %v; want an error with %q and %q", err, tc.newErr, limit)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), limit) {
+					t.Fatalf("New: %v; want an error with %q and %q", err, tc.want, limit)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = Write(g, func(*goal.RankBlock) error { return nil })
-			if tc.writeErr == "" {
-				if err != nil {
-					t.Fatal(err)
+			calcs := 0
+			err = Write(g, func(b *goal.RankBlock) error {
+				for _, o := range b.Ops {
+					if o.Kind == goal.Calc {
+						calcs++
+					}
 				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.writeErr) || !strings.Contains(err.Error(), limit) {
-				t.Fatalf("Write: %v; want an error with %q and %q", err, tc.writeErr, limit)
+				return nil
+			})
+			if err != nil || calcs == 0 {
+				t.Fatalf("Write: %v, %d calcs", err, calcs)
 			}
 		})
 	}

@@ -44,6 +44,11 @@
 // once, on output, to the nearest ns (halves up); docs/model.md has the
 // details. Times are bounded by MaxTime units: a cost or a finishing time
 // beyond is a *TimeError naming the op, never a wrapped or clamped time.
+// Op sizes are bounded as well, messages by MaxMessage and calcs by
+// goal.MaxCalc: the text readers (ReadTextProgram and its variants) refuse
+// a larger op as they read it, with a *goal.LimitError at its line; a
+// schedule compiled or read in the binary form fails to Run with one that
+// names the op's rank, index and label.
 //
 // ReadParams reads parameter files strictly (exact keys, no duplicates,
 // positions in errors), with units in string values ("1.5us",

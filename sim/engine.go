@@ -264,8 +264,8 @@ func (p *Program) run(opt Options) (*Result, error) {
 		g := int32(p.tooBig)
 		r := p.rankOf(g)
 		k := p.tooBigKind
-		return nil, fmt.Errorf("sim: rank %d op %d (%s): %s %d beyond the supported %d",
-			r, g-p.rankStart[r], p.label(r, g), k, p.tooBigSize, sizeLimit(k))
+		return nil, fmt.Errorf("sim: %w", &goal.LimitError{Rank: r, Op: int(g - p.rankStart[r]), Label: p.label(r, g),
+			Kind: k, Size: p.tooBigSize, Limit: sizeLimit(k)})
 	}
 	if p.dirty {
 		p.reset()

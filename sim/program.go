@@ -190,6 +190,11 @@ func sizeLimit(k goal.Kind) uint64 {
 	return MaxMessage
 }
 
+// textLimits are sizeLimit's sizes as the limits of a text reader: the
+// text readers of this package refuse an op beyond them at its line
+// (goal.LimitError), where a run could only name it by rank and index.
+var textLimits = goal.Limits{Message: MaxMessage, Calc: goal.MaxCalc}
+
 // builder fills a Program rank block by rank block, possibly from several
 // goroutines at once (each block writes only its own ops and edges).
 type builder struct {
@@ -532,11 +537,26 @@ func ReadProgramIf(r io.Reader, check func(ProgramSize) error) (*Program, error)
 // ReadTextProgram reads a schedule in the GOAL text form, the size bytes of
 // r, straight into a Program, parsing the text on all CPUs
 // (goal.ReadTextBlocks); name is used in errors, which are those of
-// goal.ReadText. Like ReadProgram, it never holds the goal.Schedule.
+// goal.ReadText, and an op larger than the engine runs (MaxMessage,
+// goal.MaxCalc) is a *goal.LimitError at its line: the text readers of
+// this package refuse it as they read, where a schedule compiled or read
+// in the binary form (which has no lines) fails to Run. Like ReadProgram,
+// it never holds the goal.Schedule.
 func ReadTextProgram(r io.ReaderAt, size int64, name string) (*Program, error) {
 	return readProgram(nil, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
-		return goal.ReadTextBlocks(r, size, name, alloc, visit)
+		return goal.ReadTextBlocks(r, size, name, textLimits, alloc, visit)
 	})
+}
+
+// ReadTextProgramFrom is ReadTextProgram for a text that can only be read
+// once, in order (a pipe): one goal.TextReader reads it into a
+// goal.Schedule, which is compiled. The errors are ReadTextProgram's.
+func ReadTextProgramFrom(r io.Reader, name string) (*Program, error) {
+	s, err := goal.ReadTextLimits(r, name, textLimits)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(s)
 }
 
 // readProgram builds a Program from the blocks that read hands out (a

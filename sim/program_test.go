@@ -125,7 +125,7 @@ func TestProgramLimits(t *testing.T) {
 	}
 	_, got := p.Run(Options{Params: DefaultParams()})
 	_, want := Run(s, Options{Params: DefaultParams()})
-	const msg = "sim: rank 0 op 1 (huge): send 2199023255553 beyond the supported 2199023255552"
+	const msg = "sim: rank 0 op 1 (huge): send of 2199023255553 bytes beyond the supported 2199023255552"
 	if got == nil || want == nil || got.Error() != msg || want.Error() != msg {
 		t.Fatalf("ReadProgram then Run: %v\nRun: %v\nwant %s", got, want, msg)
 	}
@@ -314,7 +314,7 @@ func TestCalcSizeLimit(t *testing.T) {
 		size uint64
 		want string
 	}{
-		{1 << 62, "calc 4611686018427387904 beyond the supported 4611686018427387903"},
+		{1 << 62, "calc of 4611686018427387904 ns beyond the supported 4611686018427387903"},
 		{1<<62 - 1, "beyond the largest time"},
 	} {
 		s := goal.NewSchedule(1)

@@ -185,9 +185,10 @@ func ReadProgramStream(r io.Reader, opt StreamOptions) (*Program, error) {
 
 // ReadTextProgramStream is ReadProgramStream for a schedule in the GOAL
 // text form, read once, sequentially, by a goal.TextReader (name is used
-// in errors, which are goal.ReadText's).
+// in errors, which are ReadTextProgram's).
 func ReadTextProgramStream(r io.Reader, name string, opt StreamOptions) (*Program, error) {
 	t := goal.NewTextReader(r, name)
+	t.SetLimits(textLimits)
 	return readStream(noRepeats(t.Next), goal.Header{NumRanks: -1}, t.NumRanks, opt)
 }
 
@@ -196,7 +197,7 @@ func ReadTextProgramStream(r io.Reader, name string, opt StreamOptions) (*Progra
 // (goal.TextStream): the same program and the same errors, in about the
 // same memory.
 func ReadTextProgramStreamAt(r io.ReaderAt, size int64, name string, opt StreamOptions) (*Program, error) {
-	t := goal.NewTextStream(r, size, name)
+	t := goal.NewTextStream(r, size, name, textLimits)
 	defer t.Close()
 	return readStream(noRepeats(t.Next), goal.Header{NumRanks: -1}, t.NumRanks, opt)
 }

@@ -391,8 +391,9 @@ func TestTextStreamMatchesMemory(t *testing.T) {
 }
 
 // FuzzReadTextProgramStream: a text streamed with ReadTextProgramStream,
-// and read into memory with ReadTextProgram, gives goal.ReadText's error or
-// runs exactly as the program Compile builds.
+// and read into memory with ReadTextProgram, gives the error of
+// goal.ReadTextLimits with the engine's limits or runs exactly as the
+// program Compile builds.
 func FuzzReadTextProgramStream(f *testing.F) {
 	files, _ := filepath.Glob("testdata/conformance/edge/*.goal")
 	for _, name := range files[:min(len(files), 12)] {
@@ -408,7 +409,7 @@ func FuzzReadTextProgramStream(f *testing.F) {
 		if len(data) > 64<<10 {
 			t.Skip()
 		}
-		s, werr := goal.ReadText(bytes.NewReader(data), "fuzz.goal")
+		s, werr := goal.ReadTextLimits(bytes.NewReader(data), "fuzz.goal", textLimits)
 		p, err := ReadTextProgramStream(bytes.NewReader(data), "fuzz.goal", StreamOptions{Dir: t.TempDir(), Unit: int(unit%8) + 1, StoreBytes: []int64{0, -1, 1 << 10}[unit/8%3]})
 		if fmt.Sprint(err) != fmt.Sprint(werr) {
 			t.Fatalf("ReadTextProgramStream: %v; ReadText: %v", err, werr)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,5 +152,42 @@ func TestSimCalibratedParams(t *testing.T) {
 	// arrival 5254.93+100.7 = 5355.63, receiver 5355.63+5254.93+1023·0.5 = 11122.06 (11122).
 	if code != ExitOK || !strings.Contains(out, "G=0.5 ns/byte") || !strings.Contains(out, "max finishing time: 11122 ns") {
 		t.Fatalf("exit %d:\n%s%s", code, out, e)
+	}
+}
+
+// TestGenReduceCostBeforeOutput: a --reduce-cost that makes a later rank's
+// reduction longer than a calc holds (a binomial reduce rooted at rank 1,
+// whose rank 0 is a leaf that combines nothing, or a linear scan) is found
+// before anything is written: nothing on stdout (gen printed the ranks
+// before the first one that fails), no file with -o, and the same error,
+// naming that rank, whatever the output.
+func TestGenReduceCostBeforeOutput(t *testing.T) {
+	const limit = " ns: more than the 4611686018427387903 ns a calc holds\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // stderr
+	}{
+		{"binomial reduce rooted at 1", []string{"-p", "mpi_reduce", "--algo", "binomial", "-s", "8", "--root", "1", "-d", "1TiB", "--reduce-cost", "5000000"},
+			"gopsim gen: mpi_reduce: pattern: invalid parameters: rank 1: --reduce-cost 5e+06: collective: invalid collective: reduce/binomial: combining 1099511627776 bytes at the reduction cost 5e+06 ns/byte is 5.498e+18" + limit},
+		{"linear scan", []string{"-p", "mpi_scan", "--algo", "linear", "-s", "4", "-d", "64", "--reduce-cost", "1e17"},
+			"gopsim gen: mpi_scan: pattern: invalid parameters: rank 1: --reduce-cost 1e+17: collective: invalid collective: scan/linear: combining 64 bytes at the reduction cost 1e+17 ns/byte is 6.4e+18" + limit},
+	} {
+		for _, out := range []string{"", "s.goal", "s.bin"} {
+			t.Run(tc.name+"/"+cmp.Or(out, "stdout"), func(t *testing.T) {
+				dir := t.TempDir()
+				args := append([]string{"gen"}, tc.args...)
+				if out != "" {
+					args = append(args, "-o", filepath.Join(dir, out))
+				}
+				code, stdout, stderr := run(args...)
+				if code != ExitError || stdout != "" || stderr != tc.want {
+					t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1, nothing on stdout and\n%s", code, stdout, stderr, tc.want)
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+					t.Errorf("files left behind: %v", entries)
+				}
+			})
+		}
 	}
 }

@@ -287,11 +287,7 @@ func (m *simMemory) openText(r io.Reader, at io.ReaderAt, size int64, name strin
 	case at != nil:
 		return sim.ReadTextProgram(at, size, name)
 	}
-	s, err := goal.ReadText(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return sim.Compile(s)
+	return sim.ReadTextProgramFrom(r, name)
 }
 
 // spill reads the schedule in r, size bytes, into a streamed program with
