@@ -210,6 +210,18 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+// messagesFit refuses a block with a message larger than gopsim sim runs.
+// -d is per block: a collective that combines blocks (a gather, an
+// all-to-all) can send more than -d in one message.
+func messagesFit(b *goal.RankBlock) error {
+	for i := range b.Ops {
+		if op := &b.Ops[i]; op.Kind != goal.Calc && op.Size > sim.MaxMessage {
+			return fmt.Errorf("op %d: a %s of %d bytes, more than the largest message gopsim sim runs (%d bytes, 2 TiB): lower -d", i, op.Kind, op.Size, int64(sim.MaxMessage))
+		}
+	}
+	return nil
+}
+
 func listPatterns(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	group := ""
@@ -239,12 +251,8 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 	stopBar := bar.Poll(ranks.Load, 0)
 	count := func(write func(*goal.RankBlock) error) func(*goal.RankBlock) error {
 		return func(b *goal.RankBlock) error {
-			// -d is per block: a collective that combines blocks (a
-			// gather, an all-to-all) can send more than -d in one message.
-			for i := range b.Ops {
-				if op := &b.Ops[i]; op.Kind != goal.Calc && op.Size > sim.MaxMessage {
-					return fmt.Errorf("op %d: a %s of %d bytes, more than the largest message gopsim sim runs (%d bytes, 2 TiB): lower -d", i, op.Kind, op.Size, int64(sim.MaxMessage))
-				}
+			if err := messagesFit(b); err != nil {
+				return err
 			}
 			ops += int64(len(b.Ops))
 			edges += int64(len(b.Deps))
@@ -283,6 +291,16 @@ func Gen(o GenOptions, stdout, log io.Writer) error {
 	switch {
 	case out == "" || out == "-":
 		out = "stdout"
+		// Nothing reaches stdout unless every message fits: no message
+		// of a pattern carries more than the call's whole vector (-s
+		// times -d); beyond what sim runs, every rank is checked first.
+		if float64(o.Params.Size)*float64(g.NumRanks()) > float64(sim.MaxMessage) {
+			if err := pattern.Write(g, messagesFit); err != nil {
+				stopBar()
+				bar.Abandon()
+				return err
+			}
+		}
 		err = writeText(stdout)
 	case goal.FormatForPath(out) == goal.FormatText:
 		err = atomicfile.Write(out, writeText)

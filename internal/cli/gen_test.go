@@ -191,3 +191,39 @@ func TestGenReduceCostBeforeOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestGenMessagesBeforeOutput: a message larger than gopsim sim runs, on
+// rank 0 or only on a later rank, is refused before anything is written
+// to stdout (and no file is left with -o).
+func TestGenMessagesBeforeOutput(t *testing.T) {
+	const limit = " bytes, more than the largest message gopsim sim runs (2199023255552 bytes, 2 TiB): lower -d\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // stderr after "gopsim gen: " and an optional "writing FILE: "
+	}{
+		{"recursive-doubling allgather", []string{"-p", "mpi_allgather", "--algo", "recdoub", "-s", "8", "-d", "1TiB"},
+			"rank 0: op 4: a send of 4398046511104" + limit},
+		{"binomial gather rooted at 7", []string{"-p", "mpi_gather", "--algo", "binomial", "-s", "8", "--root", "7", "-d", "600GiB"},
+			"rank 3: op 2: a send of 2576980377600" + limit},
+	} {
+		for _, out := range []string{"", "s.goal", "s.bin"} {
+			t.Run(tc.name+"/"+cmp.Or(out, "stdout"), func(t *testing.T) {
+				dir := t.TempDir()
+				args := append([]string{"gen"}, tc.args...)
+				want := "gopsim gen: " + tc.want
+				if out != "" {
+					args = append(args, "-o", filepath.Join(dir, out))
+					want = "gopsim gen: writing " + filepath.Join(dir, out) + ": " + tc.want
+				}
+				code, stdout, stderr := run(args...)
+				if code != ExitError || stdout != "" || stderr != want {
+					t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1, nothing on stdout and\n%s", code, stdout, stderr, want)
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+					t.Errorf("files left behind: %v", entries)
+				}
+			})
+		}
+	}
+}
