@@ -33,7 +33,10 @@ func (s *Spec) transforms() bool {
 }
 
 // readStreamed reads the schedule at path into a streamed program whose
-// spill file goes to dir, hashing its bytes on the way.
+// spill file goes to dir, and hashes its bytes. A text in a regular file
+// is parsed on all CPUs (sim.ReadTextProgramStreamAt) and hashed by a
+// second reading alongside; anything else is read once, hashed on the
+// way.
 func readStreamed(path, dir string) (*sim.Program, scheduleInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -51,6 +54,8 @@ func readStreamed(path, dir string) (*sim.Program, scheduleInfo, error) {
 		if err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 		}
+	} else if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+		return readTextAt(f, fi.Size(), path, opt)
 	} else {
 		p, err = sim.ReadTextProgramStream(br, path, opt)
 	}
@@ -62,6 +67,31 @@ func readStreamed(path, dir string) (*sim.Program, scheduleInfo, error) {
 		return nil, scheduleInfo{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, scheduleInfo{path, hex.EncodeToString(h.Sum(nil)), format, p.NumRanks, p.NumOps()}, nil
+}
+
+// readTextAt parses the text of size bytes in f on all CPUs into a
+// streamed program while another goroutine hashes the same bytes.
+func readTextAt(f *os.File, size int64, path string, opt sim.StreamOptions) (*sim.Program, scheduleInfo, error) {
+	type hashed struct {
+		sum string
+		err error
+	}
+	hc := make(chan hashed, 1)
+	go func() {
+		h := sha256.New()
+		_, err := io.Copy(h, io.NewSectionReader(f, 0, size))
+		hc <- hashed{hex.EncodeToString(h.Sum(nil)), err}
+	}()
+	p, err := sim.ReadTextProgramStreamAt(f, size, path, opt)
+	hs := <-hc
+	if err == nil && hs.err != nil {
+		p.Close()
+		err = fmt.Errorf("%s: %w", path, hs.err)
+	}
+	if err != nil {
+		return nil, scheduleInfo{}, err
+	}
+	return p, scheduleInfo{path, hs.sum, goal.FormatText, p.NumRanks, p.NumOps()}, nil
 }
 
 // spill writes schedule s into a streamed program whose spill file goes
