@@ -132,6 +132,7 @@ package goal
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -822,6 +823,12 @@ type binFrame struct {
 	// ops and edges count the chunk's ops and dependency edges; they are
 	// set by ReadBinaryBlocks's counting pass.
 	ops, edges int
+	// With repeats (ReadBinaryBlocksRepeats), per rank block: its ops,
+	// edges and digest from the counting pass, and the earlier rank whose
+	// block it repeats, -1 if none.
+	blockOps, blockEdges []int32
+	digest               [][blockDigest]byte
+	same                 []int32
 }
 
 // readChunk reads and decompresses the next chunk, or the end marker.
@@ -1248,6 +1255,35 @@ func (sb *scheduleBuilder) visit(_ int, b *RankBlock, op, edge int) {
 // first, and visit may have seen some blocks; an error of alloc is
 // returned as it is.
 func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int) error, visit func(w int, b *RankBlock, op, edge int)) error {
+	return readBinaryBlocks(r, alloc, visit, nil)
+}
+
+// BlockRepeat is a rank block equal byte for byte to the block of an
+// earlier rank, Same: decoded, it is Same's block with every peer p of a
+// send or receive (not AnySource) moved to p+Rank-Same modulo the number
+// of ranks. Op and Edge are the indexes its first op and first edge have
+// in the schedule, SameOp and SameEdge those of Same's block.
+type BlockRepeat struct {
+	Rank, Same       int32
+	Op, Edge         int
+	SameOp, SameEdge int
+}
+
+// ReadBinaryBlocksRepeats is ReadBinaryBlocks, but visit is called only
+// for the first of the rank blocks that are equal byte for byte (the
+// binary form stores peers relative to the rank, so a schedule made of
+// copies has few distinct blocks); once every such block has been
+// visited, repeat is called for each of the others, concurrently on the
+// same goroutines (w as for visit). Blocks are told equal by their
+// SHA-256 digests, computed in the counting pass.
+func ReadBinaryBlocksRepeats(r io.Reader, alloc func(h Header, ops, edges, workers int) error, visit func(w int, b *RankBlock, op, edge int), repeat func(w int, x BlockRepeat)) error {
+	return readBinaryBlocks(r, alloc, visit, repeat)
+}
+
+// blockDigest is the bytes of a block's digest kept (a SHA-256 prefix).
+const blockDigest = 16
+
+func readBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int) error, visit func(w int, b *RankBlock, op, edge int), repeat func(w int, x BlockRepeat)) error {
 	br, err := NewReader(r)
 	if err != nil {
 		return err
@@ -1282,7 +1318,12 @@ func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int)
 			return err
 		}
 		var ok bool
-		if f.ops, f.edges, ok = countChunk(w.raw, f.ranks); !ok {
+		if repeat != nil {
+			ok = f.digestChunk(w.raw)
+		} else {
+			f.ops, f.edges, ok = countChunk(w.raw, f.ranks)
+		}
+		if !ok {
 			return errCount
 		}
 		return nil
@@ -1301,6 +1342,9 @@ func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int)
 	if err := alloc(br.h, ops, edges, len(workers)); err != nil {
 		return err
 	}
+	if repeat != nil {
+		markRepeats(frames)
+	}
 	var errs []error
 	if len(frames) > 0 {
 		errs = make([]error, len(frames))
@@ -1315,6 +1359,14 @@ func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int)
 		op, edge := opBase[i], edgeBase[i]
 		opEnd, edgeEnd := op+f.ops, edge+f.edges
 		for k := 0; k < f.ranks; k++ {
+			if f.same != nil && f.same[k] >= 0 {
+				// A repeat, whose extent the counting pass found.
+				end, _, _, _ := skimBlock(d.raw, d.pos)
+				d.pos = end
+				op += int(f.blockOps[k])
+				edge += int(f.blockEdges[k])
+				continue
+			}
 			if w.work, err = d.block(&w.b, int32(f.first+k), k == f.ranks-1, w.work); err != nil {
 				return err
 			}
@@ -1336,7 +1388,88 @@ func ReadBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int)
 		}
 		return errs[failed]
 	}
+	if repeat != nil {
+		callRepeats(workers, frames, opBase, edgeBase, repeat)
+	}
 	return nil
+}
+
+// digestChunk counts the ops and edges of f's rank blocks in raw, its
+// decompressed chunk, per block and in all, and digests each block's
+// bytes (countChunk's reading). ok is false if raw does not have that
+// structure.
+func (f *binFrame) digestChunk(raw []byte) bool {
+	f.blockOps, f.blockEdges = make([]int32, f.ranks), make([]int32, f.ranks)
+	f.digest = make([][blockDigest]byte, f.ranks)
+	f.ops, f.edges = 0, 0
+	pos := 0
+	for k := range f.ranks {
+		end, n, e, ok := skimBlock(raw, pos)
+		if !ok {
+			return false
+		}
+		sum := sha256.Sum256(raw[pos:end])
+		copy(f.digest[k][:], sum[:])
+		f.blockOps[k], f.blockEdges[k] = int32(n), int32(e)
+		f.ops += n
+		f.edges += e
+		pos = end
+	}
+	return pos == len(raw)
+}
+
+// markRepeats sets, for every rank block of frames, the earlier rank whose
+// block has the same digest, or -1 (binFrame.same).
+func markRepeats(frames []binFrame) {
+	first := map[[blockDigest]byte]int32{}
+	for i := range frames {
+		f := &frames[i]
+		f.same = make([]int32, f.ranks)
+		for k := range f.ranks {
+			if q, ok := first[f.digest[k]]; ok {
+				f.same[k] = q
+			} else {
+				first[f.digest[k]] = int32(f.first + k)
+				f.same[k] = -1
+			}
+		}
+		f.digest = nil
+	}
+}
+
+// callRepeats calls repeat for every repeated block of frames, the blocks
+// spread over the workers' goroutines.
+func callRepeats(workers []binWorker, frames []binFrame, opBase, edgeBase []int, repeat func(w int, x BlockRepeat)) {
+	type start struct{ op, edge int }
+	leaders := map[int32]start{} // where the blocks that others repeat start
+	var reps []BlockRepeat
+	for i := range frames {
+		f := &frames[i]
+		op, edge := opBase[i], edgeBase[i]
+		for k := range f.ranks {
+			if q := f.same[k]; q >= 0 {
+				s := leaders[q]
+				reps = append(reps, BlockRepeat{Rank: int32(f.first + k), Same: q, Op: op, Edge: edge, SameOp: s.op, SameEdge: s.edge})
+			} else {
+				leaders[int32(f.first+k)] = start{op, edge}
+			}
+			op += int(f.blockOps[k])
+			edge += int(f.blockEdges[k])
+		}
+	}
+	var wg sync.WaitGroup
+	per := (len(reps) + len(workers) - 1) / len(workers)
+	for wi := range workers {
+		xs := reps[min(wi*per, len(reps)):min((wi+1)*per, len(reps))]
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for _, x := range xs {
+				repeat(w, x)
+			}
+		}(workers[wi].id)
+	}
+	wg.Wait()
 }
 
 // errCount is a chunk that the counting pass does not understand, or

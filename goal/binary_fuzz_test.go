@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -74,6 +75,41 @@ func readBinaryRepeats(r io.Reader) (*Schedule, error) {
 	return s, nil
 }
 
+// readBinaryBlockRepeats reads a binary schedule with
+// ReadBinaryBlocksRepeats, making each repeated block from its leader's
+// as a caller may.
+func readBinaryBlockRepeats(r io.Reader) (*Schedule, error) {
+	var sb scheduleBuilder
+	var mu sync.Mutex
+	repeat := func(_ int, x BlockRepeat) {
+		s := sb.s
+		n := int(s.RankStart[x.Same+1]) - x.SameOp
+		copy(s.Ops[x.Op:x.Op+n], s.Ops[x.SameOp:x.SameOp+n])
+		for i := range n {
+			o := &s.Ops[x.Op+i]
+			if o.Kind != Calc && o.Peer != AnySource {
+				nr := int64(s.NumRanks)
+				o.Peer = int32(((int64(o.Peer)-int64(x.Same)+int64(x.Rank))%nr + nr) % nr)
+			}
+			s.DepStart[x.Op+i+1] = s.DepStart[x.SameOp+i+1] - int32(x.SameEdge) + int32(x.Edge)
+		}
+		ne := int(s.DepStart[x.SameOp+n]) - x.SameEdge
+		copy(s.Deps[x.Edge:x.Edge+ne], s.Deps[x.SameEdge:x.SameEdge+ne])
+		s.RankStart[x.Rank+1] = int32(x.Op + n)
+		mu.Lock()
+		for i := range n {
+			if l, ok := s.Labels[int32(x.SameOp+i)]; ok {
+				s.Labels[int32(x.Op+i)] = l
+			}
+		}
+		mu.Unlock()
+	}
+	if err := ReadBinaryBlocksRepeats(r, sb.alloc, sb.visit, repeat); err != nil {
+		return nil, err
+	}
+	return sb.s, nil
+}
+
 // FuzzReadBinary checks that ReadBinary never panics, that it fails only
 // with errors that wrap ErrBinary, that it agrees with a Reader (the same
 // schedule or the same error), and so does a Reader's NextRepeat, and that what it reads survives
@@ -101,6 +137,10 @@ func FuzzReadBinary(f *testing.F) {
 		ref, refErr := readBinarySequential(bytes.NewReader(data))
 		if fmt.Sprint(err) != fmt.Sprint(refErr) || !reflect.DeepEqual(s, ref) {
 			t.Fatalf("ReadBinary: %v\n%+v\nReader: %v\n%+v", err, s, refErr, ref)
+		}
+		blk, blkErr := readBinaryBlockRepeats(bytes.NewReader(data))
+		if fmt.Sprint(blkErr) != fmt.Sprint(err) || !reflect.DeepEqual(blk, s) {
+			t.Fatalf("ReadBinaryBlocksRepeats: %v\n%+v\nReadBinary: %v\n%+v", blkErr, blk, err, s)
 		}
 		rep, repErr := readBinaryRepeats(bytes.NewReader(data))
 		if fmt.Sprint(repErr) != fmt.Sprint(refErr) || !reflect.DeepEqual(rep, ref) {

@@ -206,6 +206,9 @@ type builder struct {
 	bigSize uint64
 	err     error // first error by op index
 	errOp   int
+	// labeled marks the ranks whose blocks have labels, so that a block
+	// repeating one (repeat) copies them; nil until a block has some.
+	labeled []bool
 }
 
 // blockSums are the totals over the blocks one goroutine added, on a
@@ -271,9 +274,67 @@ func (b *builder) add(w int, r int32, ops []goal.Op, depStart []int32, d0 int32,
 		b.mu.Lock()
 		if p.labels == nil {
 			p.labels = make(map[int32]string)
+			b.labeled = make([]bool, p.NumRanks)
 		}
+		b.labeled[r] = true
 		for _, l := range labels {
 			p.labels[int32(op)+l.Op] = l.Name
+		}
+		b.mu.Unlock()
+	}
+}
+
+// repeat stores the rank block x.Rank, which repeats that of x.Same (see
+// goal.BlockRepeat), added before: what add would give, from x.Same's
+// records, moved. Errors and sizes beyond the limits need nothing: x.Same
+// has them at a lower op index. w is as for add.
+func (b *builder) repeat(w int, x goal.BlockRepeat) {
+	p := b.p
+	n := int(p.rankStart[x.Same+1]) - x.SameOp
+	src, dst := p.ops[x.SameOp:x.SameOp+n], p.ops[x.Op:x.Op+n]
+	copy(dst, src)
+	if p.cn != nil {
+		copy(p.cn[x.Op:x.Op+n], p.cn[x.SameOp:x.SameOp+n])
+	}
+	nr := int64(p.NumRanks)
+	moved := int64(x.Rank) - int64(x.Same) + nr // >= 1
+	dl := uint32(2*x.Edge - 2*x.SameEdge)       // where the lists move (newBuilder)
+	dg := int32(x.Op - x.SameOp)
+	used, implicitRecvs := 0, 0
+	for i := range dst {
+		o := &dst[i]
+		if o.kind() != goal.Calc && o.peer >= 0 {
+			o.peer = int32((int64(o.peer) + moved) % nr)
+		}
+		if o.pend == stStarted|implicit {
+			implicitRecvs++
+		}
+		if o.edge&edgeList == 0 {
+			continue
+		}
+		at := o.edge &^ edgeList
+		to := at + dl
+		o.edge = edgeList | to
+		c := b.lists[at]
+		b.lists[to] = c
+		for j := uint32(1); j <= c; j++ {
+			e := b.lists[at+j]
+			b.lists[to+j] = uint32(int32(e>>1)+dg)<<1 | e&1
+		}
+		used += 1 + int(c)
+	}
+	sums := &b.sums[w]
+	sums.listUse += int64(used)
+	sums.implicit += int64(implicitRecvs)
+	st := p.start[x.Same]
+	p.start[x.Rank] = rankStartState{icur: st.icur + dg, iend: st.iend + dg, ready: st.ready}
+	p.rankStart[x.Rank+1] = int32(x.Op + n)
+	if b.labeled != nil && b.labeled[x.Same] {
+		b.mu.Lock()
+		for i := range n {
+			if l, ok := p.labels[int32(x.SameOp+i)]; ok {
+				p.labels[int32(x.Op+i)] = l
+			}
 		}
 		b.mu.Unlock()
 	}
@@ -529,8 +590,11 @@ type ProgramSize struct {
 // from the size whether to hold the schedule or stream it
 // (ReadProgramStream).
 func ReadProgramIf(r io.Reader, check func(ProgramSize) error) (*Program, error) {
-	return readProgram(check, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
-		return goal.ReadBinaryBlocks(r, alloc, visit)
+	var b *builder
+	return readProgramWith(check, &b, func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error {
+		// A block equal to an earlier one is copied from its records
+		// (builder.repeat), not decoded and compiled.
+		return goal.ReadBinaryBlocksRepeats(r, alloc, visit, func(w int, x goal.BlockRepeat) { b.repeat(w, x) })
 	})
 }
 
@@ -564,6 +628,12 @@ func ReadTextProgramFrom(r io.Reader, name string) (*Program, error) {
 // has accepted its size.
 func readProgram(check func(ProgramSize) error, read func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error) (*Program, error) {
 	var b *builder
+	return readProgramWith(check, &b, read)
+}
+
+// readProgramWith is readProgram with the builder in *bp, for a read
+// that uses it beyond visit.
+func readProgramWith(check func(ProgramSize) error, bp **builder, read func(alloc func(goal.Header, int, int, int) error, visit func(int, *goal.RankBlock, int, int)) error) (*Program, error) {
 	alloc := func(h goal.Header, ops, edges, workers int) error {
 		multi := h.NumCPUs > 1 || h.NumNICs > 1
 		if check != nil {
@@ -572,14 +642,14 @@ func readProgram(check func(ProgramSize) error, read func(alloc func(goal.Header
 			}
 		}
 		var err error
-		b, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, multi, workers)
+		*bp, err = newBuilder(h.NumRanks, h.NumCPUs, h.NumNICs, ops, edges, multi, workers)
 		return err
 	}
 	visit := func(w int, blk *goal.RankBlock, op, edge int) {
-		b.add(w, blk.Rank, blk.Ops, blk.DepStart, 0, blk.Deps, blk.Labels, op, edge)
+		(*bp).add(w, blk.Rank, blk.Ops, blk.DepStart, 0, blk.Deps, blk.Labels, op, edge)
 	}
 	if err := read(alloc, visit); err != nil {
 		return nil, err
 	}
-	return b.finish()
+	return (*bp).finish()
 }

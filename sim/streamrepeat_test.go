@@ -93,3 +93,45 @@ func TestStreamRepeats(t *testing.T) {
 		}
 	}
 }
+
+// TestReadProgramRepeats: ReadProgram copies a rank block that repeats an
+// earlier one from that rank's records (builder.repeat) instead of
+// decoding it, and the program is field for field the one compiled from
+// the schedule: records, edge lists, start states, labels.
+func TestReadProgramRepeats(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    *goal.Schedule
+	}{
+		{"ring", func() *goal.Schedule {
+			s, err := goal.ReadText(strings.NewReader(repeatText(9, 4)), "repeat.goal")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}()},
+		{"dissemination_77", patternSchedule(t, "dissemination", 77, 8)},
+		{"allreduce_recdoub_128", patternSchedule(t, "allreduce_recdoub", 128, 1<<16)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want, err := Compile(c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadProgram(bytes.NewReader(binaryOf(t, c.s)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []struct {
+				name string
+				x, y any
+			}{{"ops", got.ops, want.ops}, {"deps", got.deps, want.deps}, {"cn", got.cn, want.cn},
+				{"start", got.start, want.start}, {"rankStart", got.rankStart, want.rankStart},
+				{"implicit", got.implicit, want.implicit}, {"labels", got.labels, want.labels}} {
+				if !reflect.DeepEqual(f.x, f.y) {
+					t.Errorf("%s read %v\ncompiled %v", f.name, f.x, f.y)
+				}
+			}
+		})
+	}
+}
