@@ -1342,8 +1342,9 @@ func readBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int)
 	if err := alloc(br.h, ops, edges, len(workers)); err != nil {
 		return err
 	}
+	var repeated map[int32]bool
 	if repeat != nil {
-		markRepeats(frames)
+		repeated = markRepeats(frames)
 	}
 	var errs []error
 	if len(frames) > 0 {
@@ -1388,8 +1389,8 @@ func readBinaryBlocks(r io.Reader, alloc func(h Header, ops, edges, workers int)
 		}
 		return errs[failed]
 	}
-	if repeat != nil {
-		callRepeats(workers, frames, opBase, edgeBase, repeat)
+	if len(repeated) > 0 {
+		callRepeats(workers, frames, opBase, edgeBase, repeated, repeat)
 	}
 	return nil
 }
@@ -1419,15 +1420,18 @@ func (f *binFrame) digestChunk(raw []byte) bool {
 }
 
 // markRepeats sets, for every rank block of frames, the earlier rank whose
-// block has the same digest, or -1 (binFrame.same).
-func markRepeats(frames []binFrame) {
+// block has the same digest, or -1 (binFrame.same), and returns the ranks
+// that some later block repeats.
+func markRepeats(frames []binFrame) map[int32]bool {
 	first := map[[blockDigest]byte]int32{}
+	repeated := map[int32]bool{}
 	for i := range frames {
 		f := &frames[i]
 		f.same = make([]int32, f.ranks)
 		for k := range f.ranks {
 			if q, ok := first[f.digest[k]]; ok {
 				f.same[k] = q
+				repeated[q] = true
 			} else {
 				first[f.digest[k]] = int32(f.first + k)
 				f.same[k] = -1
@@ -1435,41 +1439,38 @@ func markRepeats(frames []binFrame) {
 		}
 		f.digest = nil
 	}
+	return repeated
 }
 
-// callRepeats calls repeat for every repeated block of frames, the blocks
-// spread over the workers' goroutines.
-func callRepeats(workers []binWorker, frames []binFrame, opBase, edgeBase []int, repeat func(w int, x BlockRepeat)) {
+// callRepeats calls repeat for every repeated block of frames, frame by
+// frame on the workers' goroutines; repeated are the ranks repeated.
+func callRepeats(workers []binWorker, frames []binFrame, opBase, edgeBase []int, repeated map[int32]bool, repeat func(w int, x BlockRepeat)) {
 	type start struct{ op, edge int }
-	leaders := map[int32]start{} // where the blocks that others repeat start
-	var reps []BlockRepeat
+	leaders := make(map[int32]start, len(repeated)) // where the repeated blocks start
 	for i := range frames {
 		f := &frames[i]
 		op, edge := opBase[i], edgeBase[i]
 		for k := range f.ranks {
-			if q := f.same[k]; q >= 0 {
-				s := leaders[q]
-				reps = append(reps, BlockRepeat{Rank: int32(f.first + k), Same: q, Op: op, Edge: edge, SameOp: s.op, SameEdge: s.edge})
-			} else {
-				leaders[int32(f.first+k)] = start{op, edge}
+			if r := int32(f.first + k); repeated[r] {
+				leaders[r] = start{op, edge}
 			}
 			op += int(f.blockOps[k])
 			edge += int(f.blockEdges[k])
 		}
 	}
-	var wg sync.WaitGroup
-	per := (len(reps) + len(workers) - 1) / len(workers)
-	for wi := range workers {
-		xs := reps[min(wi*per, len(reps)):min((wi+1)*per, len(reps))]
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for _, x := range xs {
-				repeat(w, x)
+	parallelFrames(workers, len(frames), func(w *binWorker, i int) error {
+		f := &frames[i]
+		op, edge := opBase[i], edgeBase[i]
+		for k := range f.ranks {
+			if q := f.same[k]; q >= 0 {
+				s := leaders[q]
+				repeat(w.id, BlockRepeat{Rank: int32(f.first + k), Same: q, Op: op, Edge: edge, SameOp: s.op, SameEdge: s.edge})
 			}
-		}(workers[wi].id)
-	}
-	wg.Wait()
+			op += int(f.blockOps[k])
+			edge += int(f.blockEdges[k])
+		}
+		return nil
+	})
 }
 
 // errCount is a chunk that the counting pass does not understand, or
