@@ -38,15 +38,7 @@ func repeatText(n, odd int) string {
 // whatever the unit and wherever the units are stored.
 func TestStreamRepeats(t *testing.T) {
 	const n, odd = 9, 4
-	s, err := goal.ReadText(strings.NewReader(repeatText(n, odd)), "repeat.goal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := binaryOf(t, s)
-	mem, err := ReadProgram(bytes.NewReader(bin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, mem := textProgram(t, repeatText(n, odd), "repeat.goal")
 	opt := Options{Params: DefaultParams(), Record: true, Breakdown: true}
 	want, err := mem.Run(opt)
 	if err != nil {
