@@ -19,3 +19,11 @@ func TextPieces(r io.ReaderAt, size int64, name string) int {
 // TextStreamHanded is how many blocks s handed out from pieces parsed in
 // parallel, not from a sequential reading.
 func TextStreamHanded(s *TextStream) int { return s.handed }
+
+// SetTextFastPath turns the text reader's fast path on or off, and returns
+// a function that restores it.
+func SetTextFastPath(on bool) (restore func()) {
+	old := textFastPath
+	textFastPath = on
+	return func() { textFastPath = old }
+}

@@ -316,6 +316,9 @@ func (t *TextReader) Next(b *RankBlock) error {
 			}
 			return nil
 		}
+		if textFastPath && t.inBlock && rest[0] == 'l' && t.fastStmt(b) {
+			continue
+		}
 		col := t.pos + 1
 		word := t.ident()
 		if word == nil {
