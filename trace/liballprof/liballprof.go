@@ -1748,6 +1748,9 @@ func (s *lapStream) Comm(id int32) *trace.Comm {
 
 func (s *lapStream) Name() string { return s.st.file }
 
+// Where is the line of the call last given.
+func (s *lapStream) Where() trace.Position { return trace.Position{File: s.st.file, Line: s.sc.line} }
+
 // Start is the time of the first call (times count from the file's first
 // time).
 func (s *lapStream) Start() int64 { return 0 }

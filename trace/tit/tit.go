@@ -734,7 +734,11 @@ func (s *titStream) Comm(id int32) *trace.Comm {
 
 func (s *titStream) Name() string { return s.sc.file }
 func (s *titStream) Start() int64 { return 0 }
-func (s *titStream) Close() error { return s.f.Close() }
+
+// Where is the line of the action the call last given came from (the
+// last line read, for the MPI_Finalize added after the last action).
+func (s *titStream) Where() trace.Position { return trace.Position{File: s.sc.file, Line: s.sc.line} }
+func (s *titStream) Close() error          { return s.f.Close() }
 
 func (s *titStream) Next(c *trace.Call) error {
 	if s.ended {
