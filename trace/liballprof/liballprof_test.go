@@ -438,3 +438,21 @@ func TestLiballprofIncompleteLastLine(t *testing.T) {
 		})
 	}
 }
+
+// TestLiballprofConvertErrorWhere: a conversion error names the call by
+// its rank file and line.
+func TestLiballprofConvertErrorWhere(t *testing.T) {
+	init := "MPI_Init:-:1:2:3"
+	fsys := lapFS(
+		[]string{init, "MPI_Send:10:1:4:1,4,4:1:5:0,0,2:11", "MPI_Send:20:1:4:1,4,4:1:5:0,0,2:21", "MPI_Send:30:1:4:1,4,4:1:5:0,0,2:31"},
+		[]string{init, "MPI_Recv:10:1:4:1,4,4:0:5:0,1,2:7:11", "MPI_Recv:20:1:4:1,4,4:0:5:0,1,2:7:21", "MPI_Recv:30:1:4:1,4,4:0:5:0,1,2:7:31"},
+	)
+	l, err := OpenFS(fsys, "t-0.txt", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := tracetest.ConvertWhere(t, l, 3)
+	if want := "t-0.txt:4: rank 0: MPI_Send at t=17000: trace: too many ops: more than 3 ops in the rank"; !strings.HasPrefix(msg, want) {
+		t.Errorf("err = %s\nwant %s...", msg, want)
+	}
+}
