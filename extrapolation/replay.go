@@ -24,6 +24,7 @@ var replayBudget int64 = 256 << 20
 type recording struct {
 	calls []recCall
 	name  string
+	file  string // the file of the calls' positions
 	start int64
 	bytes int64
 }
@@ -34,6 +35,14 @@ type recording struct {
 type recCall struct {
 	c             trace.Call
 	comm, newComm *trace.Comm
+	at            recPos // where the call is in its file, for errors
+}
+
+// recPos is a trace.Position without its file, the same for every call
+// of a stream.
+type recPos struct {
+	line           int
+	record, offset int64
 }
 
 // recCallBytes is the memory a recorded call takes.
@@ -112,7 +121,10 @@ func (s *recorder) Next(c *trace.Call) error {
 			break
 		}
 		rec.bytes += n
-		rec.calls = append(rec.calls, recCall{c: c.Clone(), comm: s.in.Comm(c.Comm), newComm: s.in.Comm(c.NewComm)})
+		p := s.in.Where()
+		rec.file = p.File
+		rec.calls = append(rec.calls, recCall{c: c.Clone(), comm: s.in.Comm(c.Comm), newComm: s.in.Comm(c.NewComm),
+			at: recPos{line: p.Line, record: p.Record, offset: p.Offset}})
 	}
 	return err
 }
@@ -124,6 +136,7 @@ func (s *recorder) giveUp() {
 
 func (s *recorder) Comm(id int32) *trace.Comm { return s.in.Comm(id) }
 func (s *recorder) Name() string              { return s.in.Name() }
+func (s *recorder) Where() trace.Position     { return s.in.Where() }
 func (s *recorder) Start() int64              { return s.in.Start() }
 
 func (s *recorder) Close() error {
@@ -174,5 +187,13 @@ func (s *replay) Comm(id int32) *trace.Comm {
 }
 
 func (s *replay) Name() string { return s.rec.name }
+
+// Where is the recorded position of the call last given.
+func (s *replay) Where() trace.Position {
+	if s.cur == nil {
+		return trace.Position{File: s.rec.name}
+	}
+	return trace.Position{File: s.rec.file, Line: s.cur.at.line, Record: s.cur.at.record, Offset: s.cur.at.offset}
+}
 func (s *replay) Start() int64 { return s.rec.start }
 func (s *replay) Close() error { return nil }

@@ -284,6 +284,10 @@ func (s *stream) Name() string {
 
 func (s *stream) Start() int64 { return s.in.Start() }
 
+// Where is the position of the template rank's call that the call last
+// given copies.
+func (s *stream) Where() trace.Position { return s.in.Where() }
+
 func (s *stream) Close() error { return s.in.Close() }
 
 func (s *stream) Next(c *trace.Call) error {

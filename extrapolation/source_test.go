@@ -41,8 +41,11 @@ func (s *memStream) Next(c *trace.Call) error {
 
 func (s *memStream) Comm(id int32) *trace.Comm { return s.src.comms[s.r][id] }
 func (s *memStream) Name() string              { return fmt.Sprintf("mem-%d", s.r) }
-func (s *memStream) Start() int64              { return 0 }
-func (s *memStream) Close() error              { return nil }
+func (s *memStream) Where() trace.Position {
+	return trace.Position{File: s.Name(), Record: int64(s.i), Offset: -1}
+}
+func (s *memStream) Start() int64 { return 0 }
+func (s *memStream) Close() error { return nil }
 
 // ringProgram is the trace of a program on p ranks: a periodic 1-D
 // MPI_Cart_create, then per iteration a send to the right neighbour and a

@@ -92,10 +92,41 @@ type RankStream interface {
 	Comm(id int32) *Comm
 	// Name names the stream in errors (a file name).
 	Name() string
+	// Where is the position in its file of the call Next returned last,
+	// for errors: called once per error, it may build the Position then,
+	// but Next must keep what it needs at no more than a store per call.
+	Where() Position
 	// Start is the time, in the calls' clock, where the rank's first
 	// computation begins (the tracer: just after MPI_Init returned).
 	Start() int64
 	Close() error
+}
+
+// Position is where a call is in its trace file: a line of a text trace
+// (Line), a record of a binary one (Record, Offset).
+type Position struct {
+	File string
+	// Line is the call's line, from 1; 0 for a binary trace.
+	Line int
+	// Record is the call's record in File, from 1 (what a record is
+	// depends on the format: Reader counts every record, communicator
+	// definitions too); 0 when not known. Offset is the record's byte
+	// offset in File, negative when it has none (calls held in memory).
+	Record, Offset int64
+}
+
+// String is "file:line" for a text trace, "file: record N at byte O" for
+// a binary one, else the file.
+func (p Position) String() string {
+	switch {
+	case p.Line > 0:
+		return p.File + ":" + strconv.Itoa(p.Line)
+	case p.Record > 0 && p.Offset >= 0:
+		return fmt.Sprintf("%s: record %d at byte %d", p.File, p.Record, p.Offset)
+	case p.Record > 0:
+		return fmt.Sprintf("%s: record %d", p.File, p.Record)
+	}
+	return p.File
 }
 
 // OpenRank opens rank r's trace file: *Dir is a Source.
@@ -103,6 +134,11 @@ func (d *Dir) OpenRank(r int) (RankStream, error) { return d.Open(r) }
 
 // Name is the file name the reader was opened with.
 func (r *Reader) Name() string { return r.name }
+
+// Where is the position of the record Next returned last.
+func (r *Reader) Where() Position {
+	return Position{File: r.name, Record: int64(r.records), Offset: r.callOff}
+}
 
 // Start is the header's T0: tracing started just after the library's
 // MPI_Init returned (the traced MPI_Init's record ends after it).
@@ -506,7 +542,7 @@ func (cv *converter) rank(rd RankStream, r int32) (*goal.RankBlock, error) {
 			err = cv.tooManyOps("")
 		}
 		if err != nil || s.tooLong != nil {
-			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Name(), r, name, c.Start, cmp.Or(err, s.tooLong))
+			return nil, fmt.Errorf("%s: rank %d: %s at t=%d: %w", rd.Where(), r, name, c.Start, cmp.Or(err, s.tooLong))
 		}
 	}
 	for _, q := range s.reqs {

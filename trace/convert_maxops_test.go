@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -102,5 +103,53 @@ func TestConvertMaxRankOpsInvalid(t *testing.T) {
 	_, err := trace.Convert(d, trace.ConvertOptions{MaxRankOps: -1}, func(*goal.RankBlock) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "-1 ops per rank") {
 		t.Fatalf("err = %v, want one about -1 ops per rank", err)
+	}
+}
+
+// TestConvertErrorWhere: a conversion error names the call by its record
+// in the rank's file and the record's byte offset, where the file has the
+// call's record.
+func TestConvertErrorWhere(t *testing.T) {
+	send := func(at int64) trace.Call {
+		return call(trace.FuncSend, at, at+50, func(c *trace.Call) { c.Comm, c.Peer, c.Tag, c.Bytes = 0, 1, 5, 8 })
+	}
+	recv := func(at int64) trace.Call {
+		return call(trace.FuncRecv, at, at+50, func(c *trace.Call) { c.Comm, c.Peer, c.Tag, c.Bytes = 0, 0, 5, 8 })
+	}
+	var sends, recvs []trace.Call
+	for k := range int64(10) {
+		sends, recvs = append(sends, send(2000+100*k)), append(recvs, recv(2000+100*k))
+	}
+	d := writeTrace(t, [][]trace.Call{world(sends...), world(recvs...)})
+	_, err := trace.Convert(d, trace.ConvertOptions{MaxRankOps: 8}, func(*goal.RankBlock) error { return nil })
+	if err == nil {
+		t.Fatal("no error")
+	}
+	// The 5th MPI_Send passes 8 ops: where the reader says it is.
+	rd, err2 := d.Open(0)
+	if err2 != nil {
+		t.Fatal(err2)
+	}
+	defer rd.Close()
+	var c trace.Call
+	for n := 0; n < 5; {
+		if err := rd.Next(&c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Func == trace.FuncSend {
+			n++
+		}
+	}
+	pos, file := rd.Where(), d.Files[0]
+	want := fmt.Sprintf("%s: record %d at byte %d: rank 0: MPI_Send at t=2400: trace: too many ops", file, pos.Record, pos.Offset)
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %v\nwant %s...", err, want)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos.File != file || pos.Record < 6 || pos.Offset <= 0 || pos.Offset >= int64(len(data)) || data[pos.Offset] != byte(trace.FuncSend) {
+		t.Errorf("position %+v: not the record of an MPI_Send (the 5th) in %s", pos, file)
 	}
 }

@@ -7,11 +7,14 @@ package trace
 // the command line as a file system.
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gopsim/gopsim/collective"
@@ -70,21 +73,55 @@ func CheckUnsupportedPolicy(p string) error {
 }
 
 // TextFormatError is a malformed line of a text trace (liballprof,
-// SimGrid time-independent). It unwraps to ErrFormat and to its cause.
+// SimGrid time-independent). It unwraps to ErrFormat and to its cause,
+// and when Incomplete also to io.ErrUnexpectedEOF.
 type TextFormatError struct {
 	File      string
 	Line, Col int // from 1; Col 0 when the whole line is at fault
 	Err       error
+	// Incomplete says that the line is the file's last, the file ends
+	// inside it (no newline after it), and what is wrong is what a cut
+	// would explain: fields missing, or the last one not parsing. A last
+	// line without its newline that parses is a complete line.
+	Incomplete bool
 }
 
 func (e *TextFormatError) Error() string {
+	pos := e.File + ":" + strconv.Itoa(e.Line)
 	if e.Col > 0 {
-		return fmt.Sprintf("trace: %s:%d:%d: %v", e.File, e.Line, e.Col, e.Err)
+		pos += ":" + strconv.Itoa(e.Col)
 	}
-	return fmt.Sprintf("trace: %s:%d: %v", e.File, e.Line, e.Err)
+	if e.Incomplete {
+		return fmt.Sprintf("trace: %s: incomplete line, the file ends inside it: %v", pos, e.Err)
+	}
+	return fmt.Sprintf("trace: %s: %v", pos, e.Err)
 }
 
-func (e *TextFormatError) Unwrap() []error { return []error{ErrFormat, e.Err} }
+func (e *TextFormatError) Unwrap() []error {
+	if e.Incomplete {
+		return []error{ErrFormat, io.ErrUnexpectedEOF, e.Err}
+	}
+	return []error{ErrFormat, e.Err}
+}
+
+// LineScanner is a bufio.SplitFunc, bufio.ScanLines, that notes whether
+// the last line it returned lacks its newline: the file ends inside it.
+// The text importers set it on their bufio.Scanner (sc.Split(ls.Split))
+// and mark a parse error on such a line TextFormatError.Incomplete.
+type LineScanner struct {
+	// Unterminated is set when the token returned last is a final line
+	// without a newline.
+	Unterminated bool
+}
+
+// Split is bufio.ScanLines, noting an unterminated last line.
+func (ls *LineScanner) Split(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	advance, token, err = bufio.ScanLines(data, atEOF)
+	if atEOF && token != nil && advance == len(data) && data[len(data)-1] != '\n' {
+		ls.Unterminated = true
+	}
+	return advance, token, err
+}
 
 // UnsupportedReporter is implemented by the Sources of the importers
 // (Chakra, OTF2, liballprof, ...): Unsupported counts, by a description,

@@ -319,6 +319,9 @@ type Reader struct {
 	end     EndReason
 	err     error   // sticky
 	ident   []int32 // 0, 1, 2, ...: the members of world-like communicators
+	// callOff is the byte offset of the call or flush record Next
+	// returned last (records is its number).
+	callOff int64
 }
 
 // NewReader reads the magic, version and header from r and returns a
@@ -622,12 +625,14 @@ func (r *Reader) next(c *Call) (done bool, err error) {
 	case k == recFlush:
 		c.Reset(FuncFlush)
 		r.records++
+		r.callOff = off
 		return true, r.readTimes(c)
 	case k == 0 || k > maxFuncID || !Func(k).Known():
 		return false, r.failf(off, "unknown record kind %#02x", k)
 	}
 	c.Reset(Func(k))
 	r.records++
+	r.callOff = off
 	return true, r.readCall(c, off)
 }
 

@@ -578,6 +578,7 @@ func (g *chakraGraph) stream(name string, r, world int) (*chakraStream, error) {
 	b := &chakraBuilder{s: s, world: world, pending: map[uint64]pendingReq{}}
 	for _, i := range order {
 		nd := &g.nodes[i]
+		b.node = int32(i)
 		b.waitDeps(nd)
 		switch nd.typ {
 		case chakrapb.NodeType_METADATA_NODE, chakrapb.NodeType_COMP_NODE:
@@ -592,8 +593,12 @@ func (g *chakraGraph) stream(name string, r, world int) (*chakraStream, error) {
 			b.skip(nd, "node type not supported")
 		}
 	}
+	b.node = -1
 	b.waitAll()
-	s.end = b.t
+	s.end, s.offs = b.t, make([]int64, len(g.nodes))
+	for i := range g.nodes {
+		s.offs[i] = g.nodes[i].off
+	}
 	return s, nil
 }
 
@@ -605,9 +610,13 @@ type chakraBuilder struct {
 	reqSeq  uint64
 	t       int64 // the rank's clock, ns
 	wait    []trace.Completion
+	node    int32 // the index in the file of the node being turned into calls
 }
 
-func (b *chakraBuilder) emit(c trace.Call) { b.s.calls = append(b.s.calls, c) }
+func (b *chakraBuilder) emit(c trace.Call) {
+	b.s.calls = append(b.s.calls, c)
+	b.s.nodes = append(b.s.nodes, b.node)
+}
 
 // skip counts nd as unsupported, for what, and its duration as
 // computation.
@@ -754,6 +763,8 @@ type chakraStream struct {
 	name        string
 	world       *trace.Comm
 	calls       []trace.Call
+	nodes       []int32 // the index in file of each call's node; -1 for the final Waitall
+	offs        []int64 // the byte offset of each node, by index in the file
 	next        int
 	end         int64
 	unsupported map[string]int64
@@ -780,5 +791,18 @@ func (s *chakraStream) Comm(id int32) *trace.Comm {
 }
 
 func (s *chakraStream) Name() string { return s.name }
+
+// Where is the node the call last given was made from: its message in
+// the file (from 1, the GlobalMetadata message first) and its byte
+// offset (in the decompressed stream of a gzip file); the file alone for
+// the Waitall after the last node.
+func (s *chakraStream) Where() trace.Position {
+	p := trace.Position{File: s.name}
+	if s.next > 0 && s.nodes[s.next-1] >= 0 {
+		i := s.nodes[s.next-1]
+		p.Record, p.Offset = int64(i)+2, s.offs[i]
+	}
+	return p
+}
 func (s *chakraStream) Start() int64 { return 0 }
 func (s *chakraStream) Close() error { return nil }

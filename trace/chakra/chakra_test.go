@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/gopsim/gopsim/sim"
 	"github.com/gopsim/gopsim/trace"
 	"github.com/gopsim/gopsim/trace/internal/chakrapb"
+	"github.com/gopsim/gopsim/trace/internal/tracetest"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -507,4 +509,18 @@ func FuzzChakra(f *testing.F) {
 			t.Fatalf("%v is not a *FormatError wrapping ErrChakra and ErrFormat", err)
 		}
 	})
+}
+
+// TestChakraConvertErrorWhere: a conversion error names the call by the
+// message of its node in the rank's file and the message's byte offset.
+func TestChakraConvertErrorWhere(t *testing.T) {
+	tr, err := Open(filepath.Join("testdata", "astrasim-custom-ring-allreduce-8"), Options{Unsupported: "calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, pos := tracetest.ConvertWhere(t, tr, 3)
+	re := regexp.MustCompile(`^testdata/astrasim-custom-ring-allreduce-8/[^:]+\.0\.et: record \d+ at byte \d+: rank 0: MPI_\w+ at t=\d+: trace: too many ops`)
+	if !re.MatchString(msg) || pos.Record < 2 || pos.Offset <= 0 {
+		t.Errorf("err = %s (position %+v)\nwant a match for %s", msg, pos, re)
+	}
 }

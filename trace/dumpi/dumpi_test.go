@@ -860,3 +860,17 @@ func FuzzDumpi(f *testing.F) {
 		}
 	})
 }
+
+// TestDumpiConvertErrorWhere: a conversion error names the call by its
+// record in the rank's .bin file and the record's byte offset.
+func TestDumpiConvertErrorWhere(t *testing.T) {
+	d, err := Open(filepath.Join("testdata", "sstmacro-testtrace-4"), Options{Unsupported: "calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, pos := tracetest.ConvertWhere(t, d, 5)
+	re := regexp.MustCompile(`^testdata/sstmacro-testtrace-4/[^:]+-0000\.bin: record \d+ at byte \d+: rank 0: MPI_\w+ at t=\d+: trace: too many ops`)
+	if !re.MatchString(msg) || pos.Record <= 0 || pos.Offset <= 0 {
+		t.Errorf("err = %s (position %+v)\nwant a match for %s", msg, pos, re)
+	}
+}

@@ -1485,6 +1485,7 @@ type dumpiStream struct {
 	recs  *Records
 	st    *dumpiState
 	rec   Record
+	nrec  int64 // records read
 	out   []trace.Call
 	ended bool
 }
@@ -1503,6 +1504,7 @@ func (s *dumpiStream) fill() error {
 		if err != nil {
 			return err
 		}
+		s.nrec++
 		if err := s.st.record(&s.rec); err != nil {
 			return err
 		}
@@ -1532,6 +1534,12 @@ func (s *dumpiStream) Comm(id int32) *trace.Comm {
 }
 
 func (s *dumpiStream) Name() string { return s.st.file }
+
+// Where is the record the call last given came from (a record gives one
+// call, or none, or a few: an MPI_Waitall's completions one by one).
+func (s *dumpiStream) Where() trace.Position {
+	return trace.Position{File: s.st.file, Record: s.nrec, Offset: s.rec.Offset}
+}
 
 // Start is 0: times count from the first record's start.
 func (s *dumpiStream) Start() int64 { return 0 }

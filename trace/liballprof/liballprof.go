@@ -276,13 +276,14 @@ func lapRankFiles(fsys fs.FS, name string) ([]string, error) {
 // lapComplete refuses a rank file without calls (empty) or without the
 // MPI_Finalize line the tracer writes last (cut short: the program died,
 // or the file was truncated), which would convert into a rank that does
-// nothing, or stops half-way, and a schedule that deadlocks or lies.
-func lapComplete(file string, rank, calls int, finalized bool, lines int) error {
+// nothing, or stops half-way, and a schedule that deadlocks or lies. cut
+// says the file ends inside its last line (no newline after it).
+func lapComplete(file string, rank, calls int, finalized bool, lines int, cut bool) error {
 	switch {
 	case calls == 0:
 		return &trace.TextFormatError{File: file, Line: max(lines, 1), Err: fmt.Errorf("liballprof: the rank file of rank %d has no MPI calls: empty or truncated", rank)}
 	case !finalized:
-		return &trace.TextFormatError{File: file, Line: max(lines, 1), Err: fmt.Errorf("liballprof: the rank file of rank %d ends before MPI_Finalize: truncated, or the program did not finish", rank)}
+		return &trace.TextFormatError{File: file, Line: max(lines, 1), Incomplete: cut, Err: fmt.Errorf("liballprof: the rank file of rank %d ends before MPI_Finalize: truncated, or the program did not finish", rank)}
 	}
 	return nil
 }
@@ -379,12 +380,33 @@ func lapIsMPICHHandle(h uint64) bool {
 type lapScanner struct {
 	sc   *bufio.Scanner
 	line int
+	// cutLine is the line, when next returned it, that ends the file
+	// without a newline (0: none).
+	cutLine int
+	ls      trace.LineScanner
 }
 
 func newLapScanner(r io.Reader) *lapScanner {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 256<<20)
-	return &lapScanner{sc: sc}
+	s := &lapScanner{sc: sc}
+	sc.Split(s.ls.Split)
+	return s
+}
+
+// incomplete marks err, the error of line b (the one next returned
+// last), Incomplete when the file ends inside b and err is what a cut
+// explains: at b's last field (fields missing, or the last one cut), or
+// about the whole line.
+func (s *lapScanner) incomplete(err error, b []byte) error {
+	var te *trace.TextFormatError
+	if s.cutLine == 0 || s.cutLine != s.line || !errors.As(err, &te) || te.Line != s.line {
+		return err
+	}
+	if last := bytes.LastIndexByte(b, ':') + 2; te.Col == 0 || te.Col >= last {
+		te.Incomplete = true
+	}
+	return err
 }
 
 // next returns the next line that is not blank or a comment, or io.EOF.
@@ -394,6 +416,9 @@ func (s *lapScanner) next() ([]byte, error) {
 		b := bytes.TrimRight(s.sc.Bytes(), " \t\r")
 		if len(b) == 0 || b[0] == '#' {
 			continue
+		}
+		if s.ls.Unterminated {
+			s.cutLine = s.line
 		}
 		return b, nil
 	}
@@ -492,11 +517,11 @@ func (l *Trace) scanRank(r int, maxComm *int64) (*lapState, error) {
 		calls++
 		finalized = finalized || bytes.HasPrefix(b, []byte("MPI_Finalize:")) || bytes.HasPrefix(b, []byte("PMPI_Finalize:"))
 		if _, err := st.line(b, sc.line, &c); err != nil {
-			return nil, err
+			return nil, sc.incomplete(err, b)
 		}
 		*maxComm = max(*maxComm, st.a.comm.size, st.a.comm2.size)
 	}
-	if err := lapComplete(l.Files[r], r, calls, finalized, sc.line); err != nil {
+	if err := lapComplete(l.Files[r], r, calls, finalized, sc.line, sc.cutLine > 0 && sc.cutLine == sc.line); err != nil {
 		return nil, err
 	}
 	if *maxComm > int64(len(l.names)) {
@@ -1701,7 +1726,7 @@ func (s *lapStream) Next(c *trace.Call) error {
 		}
 		ok, err := s.st.line(b, s.sc.line, c)
 		if err != nil {
-			return err
+			return s.sc.incomplete(err, b)
 		}
 		if ok {
 			return nil
@@ -1722,6 +1747,9 @@ func (s *lapStream) Comm(id int32) *trace.Comm {
 }
 
 func (s *lapStream) Name() string { return s.st.file }
+
+// Where is the line of the call last given.
+func (s *lapStream) Where() trace.Position { return trace.Position{File: s.st.file, Line: s.sc.line} }
 
 // Start is the time of the first call (times count from the file's first
 // time).

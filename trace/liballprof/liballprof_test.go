@@ -3,6 +3,7 @@ package liballprof
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -340,6 +341,7 @@ func FuzzLiballprof(f *testing.F) {
 	} {
 		f.Add(lapFS(tc)["t-0.txt"].Data)
 	}
+	f.Add([]byte("MPI_Init:-:1:2:3\nMPI_Barrier:5:0,0,1:6\nMPI_Finalize:9")) // cut inside its last line
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Both ranks of a 2-rank trace have the same file.
 		fsys := fstest.MapFS{"t-0.txt": {Data: data}, "t-1.txt": {Data: data}}
@@ -351,6 +353,10 @@ func FuzzLiballprof(f *testing.F) {
 			var te *trace.TextFormatError
 			if !errors.As(err, &te) || te.Line <= 0 {
 				t.Fatalf("%v: no line", err)
+			}
+			// Only a last line without its newline can be incomplete.
+			if te.Incomplete && (len(data) == 0 || data[len(data)-1] == '\n') {
+				t.Fatalf("%v: incomplete, but the file ends with a newline", err)
 			}
 		}
 	})
@@ -384,5 +390,69 @@ func TestTrimFracZeros(t *testing.T) {
 		if v0 != v1 || (err0 == nil) != (err1 == nil) {
 			t.Errorf("ParseFloat(%q) = %v, %v but ParseFloat(%q) = %v, %v", tc.in, v0, err0, got, v1, err1)
 		}
+	}
+}
+
+// TestLiballprofIncompleteLastLine: a rank file that ends inside its last
+// line (no newline) is an error saying so, with the line and column,
+// when the line does not parse or, parsing, is not the MPI_Finalize the
+// tracer writes last; a complete last line without its newline converts.
+func TestLiballprofIncompleteLastLine(t *testing.T) {
+	body := "# collprof 0.9 output file\nMPI_Init:-:1:2:3\nMPI_Barrier:5:0,0,1:6\n"
+	for _, tc := range []struct {
+		name, last string
+		want       string // "": converts
+	}{
+		{"fields missing", "MPI_Barrier:7:0,0,1",
+			"trace: t-0.txt:4:15: incomplete line, the file ends inside it: MPI_Barrier: 2 fields, expected 3 (start, 1 arguments, end)"},
+		{"end time cut", "MPI_Finalize:9:",
+			"trace: t-0.txt:4:16: incomplete line, the file ends inside it: MPI_Finalize: time \"\" is not a number of µs"},
+		{"times missing", "MPI_Finalize:9",
+			"trace: t-0.txt:4:15: incomplete line, the file ends inside it: MPI_Finalize: expected start and end times"},
+		{"name cut", "MPI_Fina",
+			"trace: t-0.txt:4:1: incomplete line, the file ends inside it: expected an MPI call: MPI_Name:start:arguments...:end"},
+		{"parses, but no MPI_Finalize", "MPI_Barrier:7:0,0,1:8",
+			"trace: t-0.txt:4: incomplete line, the file ends inside it: liballprof: the rank file of rank 0 ends before MPI_Finalize: truncated, or the program did not finish"},
+		{"complete without a newline", "MPI_Finalize:9:-", ""},
+		{"an earlier field is no cut", "MPI_Barrier:x:0,0,1:8",
+			"trace: t-0.txt:4:13: MPI_Barrier: time \"x\" is not a number of µs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"t-0.txt": {Data: []byte(body + tc.last)}}
+			l, err := OpenFS(fsys, "t-0.txt", Options{})
+			if err == nil {
+				err = tracetest.ConvertAll(l)
+			}
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("err = %v\nwant %s", err, tc.want)
+			}
+			if incomplete := strings.Contains(tc.want, "incomplete"); errors.Is(err, io.ErrUnexpectedEOF) != incomplete {
+				t.Errorf("errors.Is(err, io.ErrUnexpectedEOF) = %v, want %v", !incomplete, incomplete)
+			}
+		})
+	}
+}
+
+// TestLiballprofConvertErrorWhere: a conversion error names the call by
+// its rank file and line.
+func TestLiballprofConvertErrorWhere(t *testing.T) {
+	init := "MPI_Init:-:1:2:3"
+	fsys := lapFS(
+		[]string{init, "MPI_Send:10:1:4:1,4,4:1:5:0,0,2:11", "MPI_Send:20:1:4:1,4,4:1:5:0,0,2:21", "MPI_Send:30:1:4:1,4,4:1:5:0,0,2:31"},
+		[]string{init, "MPI_Recv:10:1:4:1,4,4:0:5:0,1,2:7:11", "MPI_Recv:20:1:4:1,4,4:0:5:0,1,2:7:21", "MPI_Recv:30:1:4:1,4,4:0:5:0,1,2:7:31"},
+	)
+	l, err := OpenFS(fsys, "t-0.txt", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := tracetest.ConvertWhere(t, l, 3)
+	if want := "t-0.txt:4: rank 0: MPI_Send at t=17000: trace: too many ops: more than 3 ops in the rank"; !strings.HasPrefix(msg, want) {
+		t.Errorf("err = %s\nwant %s...", msg, want)
 	}
 }

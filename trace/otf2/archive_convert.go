@@ -255,7 +255,7 @@ type openCall struct {
 	hasNbc  bool
 	done    []trace.Completion
 	coll    *collData
-	pos     int64 // of the Enter event, for errors
+	at      callAt // of the Enter event, for errors
 
 	sendV, recvV p2p // the storage of send, recv and coll
 	collV        collData
@@ -291,12 +291,25 @@ type locConv struct {
 	nbc    map[uint64]int // request → index (from base) of its call in out
 	unres  []int          // indices (from base) of the calls waiting for their completion, ascending
 	out    []trace.Call   // the calls from out[head] on are still to leave
+	at     []callAt       // where each call of out is
 	head   int
 	base   int // index of out[0] among the location's calls
 	start  int64
 	inited bool
 	pos    int64                             // where the current event is (byte offset, line)
+	evn    int64                             // the current event's number among the location's, from 1 (0: not counted)
 	mkErr  func(pos int64, msg string) error // an error at a position
+}
+
+// callAt is where a call is: the event it starts with, by pos (byte
+// offset, or line of otf2-print's output) and number (from 1; 0: not
+// counted).
+type callAt struct{ pos, n int64 }
+
+// push adds call c, which starts at the event at, to out.
+func (l *locConv) push(c trace.Call, at callAt) {
+	l.out = append(l.out, c)
+	l.at = append(l.at, at)
 }
 
 func newLocConv(m *model, n *counts, rank int, mkErr func(pos int64, msg string) error) *locConv {
@@ -335,6 +348,7 @@ func (l *locConv) take(k int) {
 		n := copy(l.out, l.out[l.head:])
 		clear(l.out[n:])
 		l.out = l.out[:n]
+		l.at = l.at[:copy(l.at, l.at[l.head:])]
 		l.base += l.head
 		l.head = 0
 	}
@@ -350,7 +364,7 @@ func (l *locConv) event(ev *Event) error {
 			return nil
 		}
 		if reg, ok := l.m.regions[ev.Region]; ok && reg.mpi {
-			l.call = openCall{reg: reg, start: t, pos: l.pos}
+			l.call = openCall{reg: reg, start: t, at: callAt{l.pos, l.evn}}
 			l.cur = &l.call
 		}
 	case Leave:
@@ -408,7 +422,7 @@ func (l *locConv) event(ev *Event) error {
 		} else {
 			c := trace.NewCall(trace.FuncWait, t, t)
 			c.Done = []trace.Completion{d}
-			l.out = append(l.out, c)
+			l.push(c, callAt{l.pos, l.evn})
 		}
 	case MpiCollectiveEnd:
 		x, err := l.coll(ev)
@@ -554,12 +568,13 @@ func (l *locConv) nbcComplete(ev *Event) (trace.Completion, error) {
 // collective never completed.
 func (l *locConv) finish() error {
 	if l.cur != nil {
-		return l.mkErr(l.cur.pos, fmt.Sprintf("rank %d: %s entered and never left (trace cut short?)", l.rank, l.cur.reg.name))
+		return l.mkErr(l.cur.at.pos, fmt.Sprintf("rank %d: %s entered and never left (trace cut short?)", l.rank, l.cur.reg.name))
 	}
 	for k := len(l.unres) - 1; k >= 0; k-- {
 		i := l.unres[k] - l.base
 		l.unsupported(l.out[i].Func.String() + " whose request no wait completes (not modelled: its time counted as computation)")
 		l.out = append(l.out[:i], l.out[i+1:]...)
+		l.at = append(l.at[:i], l.at[i+1:]...)
 	}
 	l.unres = l.unres[:0]
 	return nil
@@ -623,7 +638,7 @@ func (l *locConv) endCall(c *openCall, end int64) error {
 			return err
 		}
 	}
-	l.out = append(l.out, call)
+	l.push(call, c.at)
 	l.flushDone(c, end)
 	return nil
 }
@@ -659,7 +674,7 @@ func (l *locConv) flushDone(c *openCall, end int64) {
 	if len(c.done) > 0 {
 		w := trace.NewCall(trace.FuncWait, end, end)
 		w.Done = c.done
-		l.out = append(l.out, w)
+		l.push(w, c.at)
 	}
 }
 

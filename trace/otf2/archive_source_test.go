@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/trace"
+	"github.com/gopsim/gopsim/trace/internal/tracetest"
 )
 
 // schedule converts a trace to GOAL text.
@@ -346,5 +348,30 @@ func TestNonblockingCollectiveCases(t *testing.T) {
 				t.Errorf("warnings %q, want %q", tr.Warnings, tc.warning)
 			}
 		})
+	}
+}
+
+// TestOTF2ConvertErrorWhere: a conversion error names the call by the
+// event it starts with: in an archive its number among the rank's events
+// and its byte offset in the event file, in otf2-print's output its line.
+func TestOTF2ConvertErrorWhere(t *testing.T) {
+	tr, err := Open(filepath.Join("testdata", "otf2gen-3.0.2", "ring.otf2"), Options{Unsupported: "calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, pos := tracetest.ConvertWhere(t, tr, 3)
+	re := regexp.MustCompile(`^testdata/otf2gen-3.0.2/ring/[^:]+\.evt: record \d+ at byte \d+: rank 0: MPI_\w+ at t=\d+: trace: too many ops`)
+	if !re.MatchString(msg) || pos.Record <= 0 || pos.Offset <= 0 {
+		t.Errorf("archive: err = %s (position %+v)\nwant a match for %s", msg, pos, re)
+	}
+	text := gunzip(t, filepath.Join("testdata", "otf2gen-3.0.2.print.txt.gz"))
+	pr, err := ReadPrint(bytes.NewReader(text), "ring.print.txt", Options{Unsupported: "calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, pos = tracetest.ConvertWhere(t, pr, 3)
+	lines := strings.Split(string(text), "\n")
+	if !strings.HasPrefix(msg, fmt.Sprintf("ring.print.txt:%d: rank 0: MPI_", pos.Line)) || pos.Line <= 0 || pos.Line > len(lines) || !strings.HasPrefix(lines[pos.Line-1], "ENTER") {
+		t.Errorf("otf2-print: err = %s (position %+v): want the line of an ENTER event", msg, pos)
 	}
 }

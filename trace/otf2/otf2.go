@@ -47,6 +47,7 @@ type Trace struct {
 	m           *model
 	starts      []int64        // each rank's start: the end of its MPI_Init
 	mem         [][]trace.Call // each rank's calls, from ReadPrint
+	memLines    [][]callAt     // where each call of mem is: its line in the print
 	unsupported map[string]int64
 }
 
@@ -201,7 +202,7 @@ func (t *Trace) OpenRank(r int) (trace.RankStream, error) {
 		return nil, fmt.Errorf("trace: otf2: rank %d outside 0..%d", r, len(t.m.locs)-1)
 	}
 	if t.mem != nil {
-		return &memStream{rankComms: rankComms{t.m, r}, t: t, calls: t.mem[r]}, nil
+		return &memStream{rankComms: rankComms{t.m, r}, t: t, calls: t.mem[r], at: t.memLines[r]}, nil
 	}
 	er, l, err := t.rankEvents(r, nil)
 	if err != nil {
@@ -240,6 +241,7 @@ type memStream struct {
 	rankComms
 	t     *Trace
 	calls []trace.Call
+	at    []callAt // where each call is: its line
 	next  int
 }
 
@@ -253,6 +255,16 @@ func (s *memStream) Next(c *trace.Call) error {
 }
 
 func (s *memStream) Name() string { return fmt.Sprintf("%s (rank %d)", s.t.Anchor, s.r) }
+
+// Where is the line of otf2-print's output where the call last given
+// starts (its Enter event).
+func (s *memStream) Where() trace.Position {
+	p := trace.Position{File: s.t.Anchor}
+	if s.next > 0 {
+		p.Line = int(s.at[s.next-1].pos)
+	}
+	return p
+}
 func (s *memStream) Start() int64 { return s.t.starts[s.r] }
 func (s *memStream) Close() error { return nil }
 
@@ -264,6 +276,7 @@ type archiveStream struct {
 	l   *locConv
 	ev  Event
 	eof bool
+	at  callAt // of the call given last
 }
 
 func (s *archiveStream) Next(c *trace.Call) error {
@@ -283,16 +296,23 @@ func (s *archiveStream) Next(c *trace.Call) error {
 		if err != nil {
 			return err
 		}
-		l.pos = s.ev.Offset
+		l.pos, l.evn = s.ev.Offset, int64(s.er.Count())
 		if err := l.event(&s.ev); err != nil {
 			return err
 		}
 	}
 	copyCall(c, &l.out[l.head])
+	s.at = l.at[l.head]
 	l.take(1)
 	return nil
 }
 
 func (s *archiveStream) Name() string { return fmt.Sprintf("%s (rank %d)", s.t.Anchor, s.r) }
+
+// Where is the event the call last given starts with (its Enter): its
+// number among the rank's events and its byte offset in the event file.
+func (s *archiveStream) Where() trace.Position {
+	return trace.Position{File: s.er.c.name, Record: s.at.n, Offset: s.at.pos}
+}
 func (s *archiveStream) Start() int64 { return s.t.starts[s.r] }
 func (s *archiveStream) Close() error { return s.er.Close() }

@@ -593,7 +593,7 @@ func (p *printParser) attributes(ev *Event, kind string, attrs []otf2Attr) error
 // trace.
 func (p *printParser) finish() (*Trace, error) {
 	m := p.m
-	t := &Trace{Anchor: p.name, m: m, mem: make([][]trace.Call, len(m.locs)), starts: make([]int64, len(m.locs)),
+	t := &Trace{Anchor: p.name, m: m, mem: make([][]trace.Call, len(m.locs)), memLines: make([][]callAt, len(m.locs)), starts: make([]int64, len(m.locs)),
 		unsupported: p.n.unsup, Warnings: trace.CountLines(p.n.warn)}
 	for r, lid := range m.locs {
 		loc := p.locs[lid]
@@ -604,7 +604,7 @@ func (p *printParser) finish() (*Trace, error) {
 			return nil, p.errf("rank %d (location %d): otf2-print printed %d of the %d events its definition announces (a damaged or cut event file?)",
 				r, lid, p.seen[lid], want)
 		}
-		t.mem[r] = loc.out
+		t.mem[r], t.memLines[r] = loc.out, loc.at
 		t.starts[r] = loc.start
 		if !loc.inited && len(loc.out) > 0 {
 			t.starts[r] = loc.out[0].Start

@@ -114,6 +114,9 @@ type Trace struct {
 	// splitShared: OpenRank then reads its rank's lines alone, instead of
 	// the whole file (which made a conversion quadratic in the ranks).
 	lines []rankLines
+	// cutLine is the shared file's last line when the file ends inside
+	// it (no newline after it), else 0.
+	cutLine int
 }
 
 // rankLines are one rank's lines of a shared file.
@@ -280,7 +283,8 @@ func titIndex(fsys fs.FS, name string) ([]string, error) {
 			}
 		}
 		if !found {
-			return nil, &trace.TextFormatError{File: name, Line: nos[i], Col: 1, Err: fmt.Errorf("tit: trace file of rank %d %q not found (looked for %s)", i, l, strings.Join(cands, " and "))}
+			return nil, &trace.TextFormatError{File: name, Line: nos[i], Col: 1, Incomplete: nos[i] == sc.cutLine,
+				Err: fmt.Errorf("tit: trace file of rank %d %q not found (looked for %s)", i, l, strings.Join(cands, " and "))}
 		}
 		if st, err := fs.Stat(fsys, files[i]); err == nil && st.Size() == 0 {
 			return nil, &trace.TextFormatError{File: name, Line: nos[i], Col: 1, Err: fmt.Errorf("tit: trace file of rank %d %q is empty (truncated?)", i, files[i])}
@@ -320,7 +324,7 @@ func (t *Trace) splitShared() ([]int32, error) {
 			rl = &rankLines{}
 			byRank[r] = rl
 		}
-		rl.data = append(append(rl.data, sc.sc.Bytes()...), '\n')
+		rl.data = append(append(rl.data, sc.sc.Bytes()...), '\n') // the rank's scanner gets cutLine instead
 		rl.nos = append(rl.nos, int32(sc.line))
 		order = append(order, int32(r))
 	}
@@ -334,7 +338,7 @@ func (t *Trace) splitShared() ([]int32, error) {
 			}
 		}
 	}
-	t.nranks, t.lines = n, make([]rankLines, n)
+	t.nranks, t.lines, t.cutLine = n, make([]rankLines, n), sc.cutLine
 	for r, rl := range byRank {
 		t.lines[r] = *rl
 	}
@@ -477,7 +481,7 @@ func (t *Trace) openShared(r int) *titStream {
 	// A buffer the size of the rank's lines, not 64 KiB: check holds
 	// every rank's stream at once (4,096 ranks: 256 MiB).
 	sc := newTITScannerSize(bytes.NewReader(data), file, min(len(data)+1, 64*1024))
-	sc.nos = t.lines[r].nos
+	sc.nos, sc.cutLine = t.lines[r].nos, t.cutLine
 	s := t.state(r, sc)
 	s.f = io.NopCloser(nil)
 	return s
@@ -508,6 +512,10 @@ type titScanner struct {
 	// in the file.
 	nos  []int32
 	read int // lines read
+	// cutLine is the line, when next returned it, that ends the file
+	// without a newline (0: none).
+	cutLine int
+	ls      trace.LineScanner
 }
 
 func newTITScanner(r io.Reader, file string) *titScanner {
@@ -519,7 +527,9 @@ func newTITScanner(r io.Reader, file string) *titScanner {
 func newTITScannerSize(r io.Reader, file string, size int) *titScanner {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, size), 256<<20)
-	return &titScanner{sc: sc, file: file}
+	s := &titScanner{sc: sc, file: file}
+	sc.Split(s.ls.Split)
+	return s
 }
 
 // next returns the fields of the next line that is not blank or a
@@ -548,6 +558,9 @@ func (s *titScanner) next() ([]titField, error) {
 		if len(s.fields) == 0 || s.fields[0].text[0] == '#' {
 			continue
 		}
+		if s.ls.Unterminated {
+			s.cutLine = s.line
+		}
 		return s.fields, nil
 	}
 	if err := s.sc.Err(); err != nil {
@@ -557,12 +570,25 @@ func (s *titScanner) next() ([]titField, error) {
 	return nil, io.EOF
 }
 
+// errf is the error of the current line at field f (nil: the whole
+// line). On a last line without its newline, an error at its last field
+// or about the whole line is one a cut explains: Incomplete.
 func (s *titScanner) errf(f *titField, format string, args ...any) error {
+	return s.errCut(f, true, format, args...)
+}
+
+// errCut is errf; cut false for an error no cut explains (too many
+// fields).
+func (s *titScanner) errCut(f *titField, cut bool, format string, args ...any) error {
 	col := 0
 	if f != nil {
 		col = f.col
 	}
-	return &trace.TextFormatError{File: s.file, Line: s.line, Col: col, Err: fmt.Errorf("tit: "+format, args...)}
+	e := &trace.TextFormatError{File: s.file, Line: s.line, Col: col, Err: fmt.Errorf("tit: "+format, args...)}
+	if cut && s.line == s.cutLine && len(s.fields) > 0 && (f == nil || f.col >= s.fields[len(s.fields)-1].col) {
+		e.Incomplete = true
+	}
+	return e
 }
 
 // rank parses the line's rank.
@@ -708,7 +734,11 @@ func (s *titStream) Comm(id int32) *trace.Comm {
 
 func (s *titStream) Name() string { return s.sc.file }
 func (s *titStream) Start() int64 { return 0 }
-func (s *titStream) Close() error { return s.f.Close() }
+
+// Where is the line of the action the call last given came from (the
+// last line read, for the MPI_Finalize added after the last action).
+func (s *titStream) Where() trace.Position { return trace.Position{File: s.sc.file, Line: s.sc.line} }
+func (s *titStream) Close() error          { return s.f.Close() }
 
 func (s *titStream) Next(c *trace.Call) error {
 	if s.ended {
@@ -1147,7 +1177,7 @@ func (s *titStream) allgatherv(args []titField, c *trace.Call) error {
 		return s.sc.errf(&args[n-1], "allgatherv: %d arguments: displacements incomplete", n)
 	}
 	if disp >= 0 && disp+P < n {
-		return s.sc.errf(&args[disp+P], "allgatherv: %d arguments, too many", n)
+		return s.sc.errCut(&args[disp+P], false, "allgatherv: %d arguments, too many", n)
 	}
 	s1, err := s.dt(args, d1)
 	if err != nil {
@@ -1287,7 +1317,7 @@ func (s *titStream) checkArgs(name titField, info titInfo, args []titField) erro
 		case n > 0:
 			at = &args[n-1]
 		}
-		return s.sc.errf(at, "%s: %d arguments, expected %s", name.text, n, want)
+		return s.sc.errCut(at, n < info.min+extra, "%s: %d arguments, expected %s", name.text, n, want)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package tit
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -219,6 +220,7 @@ func FuzzTIT(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("0 init 1\n0 gatherv 1 1 0 1 1\n0 reducescatter 1 1e3 0\n0 sleep 1\n"))
+	f.Add([]byte("0 init\n0 send 0 0 10\n0 recv 0 0 10\n0 compute 1e")) // cut inside its last line
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := OpenFS(fstest.MapFS{"t.txt": {Data: data}}, "t.txt", Options{})
 		// The converter's cost grows with the ranks; with the bytes of a
@@ -231,6 +233,10 @@ func FuzzTIT(f *testing.F) {
 			var te *trace.TextFormatError
 			if !errors.As(err, &te) || te.Line <= 0 {
 				t.Fatalf("%v: no line", err)
+			}
+			// Only a last line without its newline can be incomplete.
+			if te.Incomplete && (len(data) == 0 || data[len(data)-1] == '\n') {
+				t.Fatalf("%v: incomplete, but the file ends with a newline", err)
 			}
 		}
 	})
@@ -268,4 +274,102 @@ func fuzzCorpusEntry(t *testing.T, name string) []byte {
 		t.Fatalf("%s: not a go test fuzz v1 file of one []byte (%v)", name, err)
 	}
 	return []byte(data)
+}
+
+// TestTITIncompleteLastLine: a file that ends inside its last line (no
+// newline) with the line short of a complete action is an error saying
+// so, with the line and column, in a shared file, a rank file of an index
+// and the index itself; a last line without its newline that is complete
+// converts, and a last line whose error no cut explains says only that.
+func TestTITIncompleteLastLine(t *testing.T) {
+	shared := "0 init\n1 init\n0 recv 1 0 10\n"
+	rank0, rank1 := "0 init\n0 recv 1 0 10\n", "1 init\n"
+	index := "r0.txt\nr1.txt\n"
+	for _, tc := range []struct {
+		name string
+		fsys fstest.MapFS
+		want string // "": converts
+	}{
+		{"shared: fields missing", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0")}},
+			"trace: t.txt:4:8: incomplete line, the file ends inside it: tit: send: 1 arguments, expected 3 to 4"},
+		{"shared: number cut", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0 0 10\n1 compute 1e")}},
+			"trace: t.txt:5:11: incomplete line, the file ends inside it: tit: flops \"1e\" is not a number"},
+		{"shared: action cut", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0 0 10\n1 comp")}},
+			"trace: t.txt:5:3: incomplete line, the file ends inside it: tit: unknown action \"comp\""},
+		{"shared: rank alone", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0 0 10\n1")}},
+			"trace: t.txt:5: incomplete line, the file ends inside it: tit: rank 1: no action"},
+		{"shared: cut line of a rank read before the others", fstest.MapFS{"t.txt": {Data: []byte("1 init\n0 init\n1 send 0 0 10\n# end\n0 recv 1 0")}},
+			"trace: t.txt:5:10: incomplete line, the file ends inside it: tit: recv: 2 arguments, expected 3 to 4"},
+		{"index: rank file cut", fstest.MapFS{"idx": {Data: []byte(index)}, "r0.txt": {Data: []byte(rank0)}, "r1.txt": {Data: []byte(rank1 + "1 send 0 0")}},
+			"trace: r1.txt:2:10: incomplete line, the file ends inside it: tit: send: 2 arguments, expected 3 to 4"},
+		{"index cut", fstest.MapFS{"idx": {Data: []byte("r0.txt\nr1.t")}, "r0.txt": {Data: []byte(rank0)}, "r1.txt": {Data: []byte(rank1 + "1 send 0 0 10\n")}},
+			"trace: idx:2:1: incomplete line, the file ends inside it: tit: trace file of rank 1 \"r1.t\" not found (looked for r1.t and r1.t)"},
+		{"shared: complete without a newline", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0 0 10")}}, ""},
+		{"shared: complete, blanks, no newline", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0 0 10 \r")}}, ""},
+		{"index: complete without a newline", fstest.MapFS{"idx": {Data: []byte("r0.txt\nr1.txt")}, "r0.txt": {Data: []byte(rank0)}, "r1.txt": {Data: []byte(rank1 + "1 send 0 0 10")}}, ""},
+		{"shared: too many arguments is no cut", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0 0 10 1 7")}},
+			"trace: t.txt:4:17: tit: send: 5 arguments, expected 3 to 4"},
+		{"shared: an earlier field is no cut", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 5 0 10")}},
+			"trace: t.txt:4:8: tit: peer 5 outside 0..1"},
+		{"shared: cut line with a newline is not incomplete", fstest.MapFS{"t.txt": {Data: []byte(shared + "1 send 0\n")}},
+			"trace: t.txt:4:8: tit: send: 1 arguments, expected 3 to 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "t.txt"
+			if _, ok := tc.fsys["idx"]; ok {
+				name = "idx"
+			}
+			tr, err := OpenFS(tc.fsys, name, Options{})
+			if err == nil {
+				err = tracetest.ConvertAll(tr)
+			}
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("err = %v\nwant %s", err, tc.want)
+			}
+			var te *trace.TextFormatError
+			if !errors.As(err, &te) || !errors.Is(err, trace.ErrFormat) {
+				t.Errorf("%v: not a *trace.TextFormatError", err)
+			}
+			if incomplete := strings.Contains(tc.want, "incomplete"); errors.Is(err, io.ErrUnexpectedEOF) != incomplete {
+				t.Errorf("errors.Is(err, io.ErrUnexpectedEOF) = %v, want %v", !incomplete, incomplete)
+			}
+		})
+	}
+}
+
+// TestTITConvertErrorWhere: a conversion error names the call by its
+// file and line, in a shared file (the line in the file, not among the
+// rank's lines) and in a rank file of an index.
+func TestTITConvertErrorWhere(t *testing.T) {
+	rank0 := "0 init\n0 send 1 0 10\n0 compute 1e3\n0 send 1 0 10\n0 send 1 0 10\n"
+	rank1 := "1 init\n1 recv 0 0 10\n1 recv 0 0 10\n1 recv 0 0 10\n"
+	shared := "# two ranks\n1 init\n0 init\n0 send 1 0 10\n1 recv 0 0 10\n0 compute 1e3\n1 recv 0 0 10\n0 send 1 0 10\n1 recv 0 0 10\n0 send 1 0 10\n"
+	for _, tc := range []struct {
+		name string
+		fsys fstest.MapFS
+		file string
+		want string
+	}{
+		{"shared", fstest.MapFS{"t.txt": {Data: []byte(shared)}}, "t.txt",
+			"t.txt:10: rank 0: MPI_Send at t=1000: trace: too many ops: more than 3 ops in the rank"},
+		{"index", fstest.MapFS{"idx": {Data: []byte("r0.txt\nr1.txt\n")}, "r0.txt": {Data: []byte(rank0)}, "r1.txt": {Data: []byte(rank1)}}, "idx",
+			"r0.txt:5: rank 0: MPI_Send at t=1000: trace: too many ops: more than 3 ops in the rank"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := OpenFS(tc.fsys, tc.file, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, _ := tracetest.ConvertWhere(t, tr, 3)
+			if !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("err = %s\nwant %s...", msg, tc.want)
+			}
+		})
+	}
 }

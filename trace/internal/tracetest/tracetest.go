@@ -17,7 +17,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,4 +182,38 @@ func FuncNames() map[string]bool {
 		m[f.String()] = true
 	}
 	return m
+}
+
+// whereRE splits a conversion error at a call: the call's position, the
+// rank, the function and its time.
+var whereRE = regexp.MustCompile(`^(.*?): rank (\d+): (MPI_\w+) at t=(-?\d+): `)
+
+// ConvertWhere converts src with at most maxOps ops per rank, which must
+// fail at a call, and returns the error's message and the position it
+// gives the call; it checks that the rank's stream gives that position
+// to a call of that function and time.
+func ConvertWhere(t *testing.T, src trace.Source, maxOps int64) (msg string, pos trace.Position) {
+	t.Helper()
+	_, err := trace.Convert(src, trace.ConvertOptions{MaxRankOps: maxOps, Unsupported: "calc"}, func(*goal.RankBlock) error { return nil })
+	if !errors.Is(err, trace.ErrTooManyOps) {
+		t.Fatalf("converting with at most %d ops a rank: %v, want an error at a call", maxOps, err)
+	}
+	m := whereRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("%v: not POSITION: rank R: MPI_X at t=T: ...", err)
+	}
+	r, _ := strconv.Atoi(m[2])
+	rs, err2 := src.OpenRank(r)
+	if err2 != nil {
+		t.Fatal(err2)
+	}
+	defer rs.Close()
+	var c trace.Call
+	for rs.Next(&c) == nil {
+		if p := rs.Where(); p.String() == m[1] && c.Func.String() == m[3] && strconv.FormatInt(c.Start, 10) == m[4] {
+			return err.Error(), p
+		}
+	}
+	t.Fatalf("%v: rank %d's stream gives no %s at t=%s the position %q", err, r, m[3], m[4], m[1])
+	return "", trace.Position{}
 }
