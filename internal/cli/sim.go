@@ -402,6 +402,14 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, 
 			return bufio.NewReaderSize(f, 1<<16), func() { f.Close() }, nil
 		}
 		p, err := mem.open(br, size, reopen, log, popt)
+		if err == nil {
+			// An op beyond the engine's sizes, which a binary schedule
+			// names by rank, op and label, is refused before anything
+			// else, as a text's is as it is read.
+			if err = p.SizeError(); err != nil {
+				p.Close()
+			}
+		}
 		if err != nil {
 			return nil, goal.FormatBinary, fmt.Errorf("%s: %w", name, err)
 		}

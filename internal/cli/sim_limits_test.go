@@ -16,8 +16,9 @@ import (
 // the text is read: in memory or streamed, from a regular file (parsed on
 // all CPUs when it is large enough to be cut in pieces) or from a FIFO
 // (read once, in order). In a binary schedule, which has no lines, the
-// error names the file, the rank, the op and its label. Nothing goes to
-// stdout, and the exit status is 1.
+// error names the file, the rank, the op and its label, as the text's
+// does after its line (no "sim:" between them), before any model runs.
+// Nothing goes to stdout, and the exit status is 1.
 func TestSimOpBeyondLimits(t *testing.T) {
 	dir := t.TempDir()
 	small := writeFile(t, dir, "x.goal", `num_ranks 2
@@ -51,6 +52,8 @@ big: send 4398046511104b to 0
 	}
 	large := writeFile(t, dir, "ring.goal", ring.String())
 	largeErr := fmt.Sprintf("%d:6: rank 37001 op 2: calc of 4611686018427387904 ns beyond the supported 4611686018427387903", bigLine)
+	// The binary form names the op as the text does, without its line.
+	const binErr = "rank 1 op 1 (big): send of 4398046511104 bytes beyond the supported 2199023255552"
 	bin := filepath.Join(dir, "x.bin")
 	if code, _, errOut := run("convert", small, bin); code != ExitOK {
 		t.Fatalf("convert: %s", errOut)
@@ -93,10 +96,9 @@ big: send 4398046511104b to 0
 		{"large text, in memory", func() string { return large }, []string{"--stream", "off"}, ":" + largeErr},
 		{"large text, streamed", func() string { return large }, spill, ":" + largeErr},
 		{"large text from a FIFO, streamed", func() string { return fifo(large) }, spill, ":" + largeErr},
-		{"binary, in memory", func() string { return bin }, []string{"--stream", "off"},
-			": sim: rank 1 op 1 (big): send of 4398046511104 bytes beyond the supported 2199023255552"},
-		{"binary, streamed", func() string { return bin }, spill,
-			": sim: rank 1 op 1 (big): send of 4398046511104 bytes beyond the supported 2199023255552"},
+		{"binary, in memory", func() string { return bin }, []string{"--stream", "off"}, ": " + binErr},
+		{"binary, streamed", func() string { return bin }, spill, ": " + binErr},
+		{"binary, every model", func() string { return bin }, []string{"--model", "all"}, ": " + binErr},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.input()
