@@ -394,12 +394,15 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, 
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	if prefix, _ := br.Peek(len(goal.BinaryMagic)); goal.IsBinary(prefix) {
-		reopen := func() (io.Reader, func(), error) {
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, nil, err
+		var reopen func() (io.Reader, func(), error) // nil: read once (a pipe)
+		if at != nil {
+			reopen = func() (io.Reader, func(), error) {
+				f, err := os.Open(path)
+				if err != nil {
+					return nil, nil, err
+				}
+				return bufio.NewReaderSize(f, 1<<16), func() { f.Close() }, nil
 			}
-			return bufio.NewReaderSize(f, 1<<16), func() { f.Close() }, nil
 		}
 		p, err := mem.open(br, size, reopen, log, popt)
 		if err == nil {
