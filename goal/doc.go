@@ -31,7 +31,10 @@
 // before use, no duplicate labels, no dependency cycles, integers within
 // their fields) and reports the file, the line and column (text) or the
 // byte offset (binary) of the first problem. A text reader given Limits
-// (TextReader.SetLimits, ReadTextLimits, ReadTextBlocks, NewTextStream)
-// also refuses an op larger than its consumer takes, as a *LimitError at
-// the op's line: gopsim sim's engine runs messages of up to 2 TiB.
+// (TextReader.SetLimits, ReadTextLimits, ReadTextAtLimits, ReadTextBlocks,
+// NewTextStream) also refuses an op larger than its consumer takes, as a
+// *LimitError at the op's line: gopsim sim's engine runs messages of up to
+// 2 TiB. ReadLimits and ReadAtLimits bound either form, a binary schedule
+// (which has no lines) by its rank, op and label after its name
+// (Limits.Check).
 package goal

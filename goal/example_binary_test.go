@@ -2,9 +2,11 @@ package goal_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log"
+	"strings"
 
 	"github.com/gopsim/gopsim/goal"
 )
@@ -167,4 +169,52 @@ func ExampleCalcSize() {
 	// Output:
 	// 1235 <nil>
 	// 0 1e+30 ns: more than the 4611686018427387903 ns a calc holds
+}
+
+// ReadLimits reads either form for a consumer that takes ops of bounded
+// sizes: a binary schedule, which has no lines, names the op beyond them
+// by rank, index and label after the file's name; one within them is read.
+func ExampleReadLimits() {
+	s, err := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\nbig: send 4096b to 1\n}\nrank 1 {\nrecv 4096b from 0\n}\n"), "big.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var file bytes.Buffer
+	if err := goal.WriteBinary(&file, s); err != nil {
+		log.Fatal(err)
+	}
+	for _, lim := range []goal.Limits{{Message: 1024}, {Message: 4096}} {
+		s, format, err := goal.ReadLimits(bytes.NewReader(file.Bytes()), "big.bin", lim)
+		var le *goal.LimitError
+		if errors.As(err, &le) {
+			fmt.Printf("%v: %v\n", format, err)
+			fmt.Println(le.Rank, le.Op, le.Label, le.Size, le.Limit)
+			continue
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%v: %d ops within %d bytes\n", format, s.NumOps(), lim.Message)
+	}
+	// Output:
+	// binary: big.bin: rank 0 op 0 (big): send of 4096 bytes beyond the supported 1024
+	// 0 0 big 4096 1024
+	// binary: 2 ops within 4096 bytes
+}
+
+// Check bounds a schedule already in memory, built or read without
+// limits: the first op beyond them, in rank order, by rank, index and
+// label.
+func ExampleLimits_Check() {
+	s, err := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\ncalc 100\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\nlong: calc 5000\n}\n"), "x.goal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(goal.Limits{Calc: 1000}.Check(s))
+	fmt.Println(goal.Limits{Calc: 5000, Message: 8}.Check(s))
+	fmt.Println(goal.Limits{}.Check(s)) // the zero Limits bound nothing
+	// Output:
+	// rank 1 op 1 (long): calc of 5000 ns beyond the supported 1000
+	// <nil>
+	// <nil>
 }

@@ -240,3 +240,44 @@ func ExampleReadTextBlocks() {
 	// calc 500
 	// recv 1024
 }
+
+// ReadAtLimits is ReadAt for a consumer that takes ops of bounded sizes:
+// a text, read at offsets on all CPUs, refuses an op beyond them at its
+// line and column; a binary schedule, by rank, index and label (see
+// ReadLimits). Within the limits, the schedule is ReadAt's.
+func ExampleReadAtLimits() {
+	for _, lim := range []goal.Limits{{Message: 512}, {Message: 1024, Calc: 500}} {
+		r := strings.NewReader(exampleText) // an *os.File reads at offsets too
+		s, format, err := goal.ReadAtLimits(r, r.Size(), "pingpong.goal", lim)
+		if err != nil {
+			fmt.Println(format, err)
+			continue
+		}
+		fmt.Printf("%v: %d ranks, %d ops\n", format, s.NumRanks, s.NumOps())
+	}
+	// Output:
+	// text pingpong.goal:3:10: rank 0 op 0 (l1): send of 1024 bytes beyond the supported 512
+	// text: 2 ranks, 3 ops
+}
+
+// ReadTextAtLimits is ReadTextAt with the op sizes bounded: the error is a
+// *goal.LimitError at the op's line and the column of its size.
+func ExampleReadTextAtLimits() {
+	r := strings.NewReader(exampleText)
+	_, err := goal.ReadTextAtLimits(r, r.Size(), "pingpong.goal", goal.Limits{Calc: 499})
+	fmt.Println(err)
+	var le *goal.LimitError
+	if errors.As(err, &le) {
+		fmt.Println(le.Line, le.Col, le.Kind, le.Size, le.Limit)
+	}
+
+	s, err := goal.ReadTextAtLimits(r, r.Size(), "pingpong.goal", goal.Limits{Calc: 500})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.NumRanks, s.NumOps())
+	// Output:
+	// pingpong.goal:4:10: rank 0 op 1 (l2): calc of 500 ns beyond the supported 499
+	// 4 10 calc 500 499
+	// 2 3
+}

@@ -38,16 +38,27 @@ func FormatForPath(path string) Format {
 // Read reads a schedule in either form, sniffing the binary magic; name
 // is used in error messages.
 func Read(r io.Reader, name string) (*Schedule, Format, error) {
+	return ReadLimits(r, name, Limits{})
+}
+
+// ReadLimits is Read with the op sizes bounded by l: an op beyond them
+// is a *LimitError, at its line in a text (ReadTextLimits); in a binary
+// schedule, which has no lines, it names the op's rank, index and label
+// after name (Limits.Check).
+func ReadLimits(r io.Reader, name string, l Limits) (*Schedule, Format, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	prefix, _ := br.Peek(len(BinaryMagic))
 	if IsBinary(prefix) {
 		s, err := ReadBinary(br)
+		if err == nil {
+			err = l.Check(s)
+		}
 		if err != nil {
 			return nil, FormatBinary, fmt.Errorf("%s: %w", name, err)
 		}
 		return s, FormatBinary, nil
 	}
-	s, err := ReadText(br, name)
+	s, err := ReadTextLimits(br, name, l)
 	return s, FormatText, err
 }
 
@@ -68,13 +79,19 @@ func ReadFile(path string) (*Schedule, Format, error) {
 // ReadAt is Read for the size bytes of r read at offsets: a schedule in
 // the text form is parsed on all CPUs (ReadTextAt).
 func ReadAt(r io.ReaderAt, size int64, name string) (*Schedule, Format, error) {
+	return ReadAtLimits(r, size, name, Limits{})
+}
+
+// ReadAtLimits is ReadAt with the op sizes bounded by l, as ReadLimits
+// bounds them.
+func ReadAtLimits(r io.ReaderAt, size int64, name string, l Limits) (*Schedule, Format, error) {
 	prefix := make([]byte, len(BinaryMagic))
 	n, _ := r.ReadAt(prefix, 0)
 	if !IsBinary(prefix[:n]) {
-		s, err := ReadTextAt(r, size, name)
+		s, err := ReadTextAtLimits(r, size, name, l)
 		return s, FormatText, err
 	}
-	return Read(io.NewSectionReader(r, 0, size), name)
+	return ReadLimits(io.NewSectionReader(r, 0, size), name, l)
 }
 
 // WriteFile writes s to path in format f. The schedule goes to a

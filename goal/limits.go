@@ -30,6 +30,26 @@ func (l Limits) Of(k Kind) uint64 {
 	return v
 }
 
+// Check returns a *LimitError for the first op of s, in rank order, that
+// is larger than l allows, without a position (a schedule held in memory
+// has no lines); nil if every op fits. The zero Limits bound nothing, and
+// an op within the smaller of the two bounds costs one comparison.
+func (l Limits) Check(s *Schedule) error {
+	if l == (Limits{}) {
+		return nil
+	}
+	low := min(l.Of(Send), l.Of(Calc))
+	for g := range s.Ops {
+		op := &s.Ops[g]
+		if op.Size <= low || op.Size <= l.Of(op.Kind) {
+			continue
+		}
+		r := s.RankOf(int32(g))
+		return &LimitError{Rank: r, Op: g - int(s.RankStart[r]), Label: s.Label(int32(g)), Kind: op.Kind, Size: op.Size, Limit: l.Of(op.Kind)}
+	}
+	return nil
+}
+
 // LimitError is an op larger than its consumer takes: valid GOAL, beyond
 // the Limits its reader was given, or beyond what a consumer of a schedule
 // already read can run. A text reader gives the op's position; an op of a

@@ -1,6 +1,7 @@
 package goal_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,6 +100,13 @@ func TestTextLimits(t *testing.T) {
 			}
 			_, err := goal.ReadTextLimits(strings.NewReader(tc.src), "b.goal", tc.lim)
 			check("ReadTextLimits", err)
+			_, _, err = goal.ReadLimits(strings.NewReader(tc.src), "b.goal", tc.lim)
+			check("ReadLimits", err)
+			_, _, err = goal.ReadAtLimits(strings.NewReader(tc.src), int64(len(tc.src)), "b.goal", tc.lim)
+			check("ReadAtLimits", err)
+			_, err = goal.ReadTextAtLimits(strings.NewReader(tc.src), int64(len(tc.src)), "b.goal", tc.lim)
+			check("ReadTextAtLimits", err)
+			checkBinaryLimits(t, tc.src, tc.lim, tc.le)
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 			for _, size := range []int64{700, 1 << 20} {
 				restore := goal.SetTextPieceSize(size)
@@ -120,6 +128,47 @@ func TestTextLimits(t *testing.T) {
 				t.Errorf("the text is read in %d pieces of 700 bytes", n)
 			}
 		})
+	}
+}
+
+// checkBinaryLimits writes the text src (read without limits, when it
+// reads) in the binary form, and checks that ReadLimits, ReadAtLimits and
+// Limits.Check refuse the op beyond lim as le, without a position and,
+// from the readers, after the file's name; le nil: nothing is refused.
+func checkBinaryLimits(t *testing.T, src string, lim goal.Limits, le *goal.LimitError) {
+	t.Helper()
+	s, err := goal.ReadText(strings.NewReader(src), "b.goal")
+	if err != nil {
+		return // an error of the text itself
+	}
+	if err := lim.Check(s); le == nil && err != nil || le != nil && (err == nil || err.Error() != le.Error()) {
+		t.Errorf("Check: %v, want %v", err, le)
+	}
+	var bin bytes.Buffer
+	if err := goal.WriteBinary(&bin, s); err != nil {
+		t.Fatal(err)
+	}
+	for how, read := range map[string]func() error{
+		"ReadLimits, binary": func() error {
+			_, _, err := goal.ReadLimits(bytes.NewReader(bin.Bytes()), "b.bin", lim)
+			return err
+		},
+		"ReadAtLimits, binary": func() error {
+			_, _, err := goal.ReadAtLimits(bytes.NewReader(bin.Bytes()), int64(bin.Len()), "b.bin", lim)
+			return err
+		},
+	} {
+		err := read()
+		if le == nil {
+			if err != nil {
+				t.Errorf("%s: %v, want no error", how, err)
+			}
+			continue
+		}
+		var got *goal.LimitError
+		if want := "b.bin: " + le.Error(); err == nil || err.Error() != want || !errors.As(err, &got) || *got != *le {
+			t.Errorf("%s: %v\nwant %s", how, err, want)
+		}
 	}
 }
 

@@ -361,8 +361,14 @@ func cutText(r io.ReaderAt, size int64, name string, lim Limits) []*textPiece {
 // is used in errors. The schedule and its errors are ReadText's, except
 // that a schedule too large for the in-memory form is refused as a whole.
 func ReadTextAt(r io.ReaderAt, size int64, name string) (*Schedule, error) {
+	return ReadTextAtLimits(r, size, name, Limits{})
+}
+
+// ReadTextAtLimits is ReadTextAt with the op sizes bounded by l: an op
+// beyond them is a *LimitError at its line (TextReader.SetLimits).
+func ReadTextAtLimits(r io.ReaderAt, size int64, name string, l Limits) (*Schedule, error) {
 	var sb scheduleBuilder
-	if err := ReadTextBlocks(r, size, name, Limits{}, sb.alloc, sb.visit); err != nil {
+	if err := ReadTextBlocks(r, size, name, l, sb.alloc, sb.visit); err != nil {
 		return nil, err
 	}
 	return sb.s, nil

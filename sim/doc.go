@@ -48,7 +48,9 @@
 // goal.MaxCalc: the text readers (ReadTextProgram and its variants) refuse
 // a larger op as they read it, with a *goal.LimitError at its line; a
 // schedule compiled or read in the binary form fails to Run with one that
-// names the op's rank, index and label.
+// names the op's rank, index and label, and no position (the caller names
+// the file), which Program.SizeError gives as soon as it is read. Limits
+// gives these bounds to goal's readers (goal.ReadLimits).
 //
 // ReadParams reads parameter files strictly (exact keys, no duplicates,
 // positions in errors), with units in string values ("1.5us",

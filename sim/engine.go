@@ -260,12 +260,8 @@ func (p *Program) run(opt Options) (*Result, error) {
 	if p.closed {
 		return nil, fmt.Errorf("sim: the streamed program was closed")
 	}
-	if p.tooBig >= 0 {
-		g := int32(p.tooBig)
-		r := p.rankOf(g)
-		k := p.tooBigKind
-		return nil, fmt.Errorf("sim: %w", &goal.LimitError{Rank: r, Op: int(g - p.rankStart[r]), Label: p.label(r, g),
-			Kind: k, Size: p.tooBigSize, Limit: sizeLimit(k)})
+	if err := p.SizeError(); err != nil {
+		return nil, err
 	}
 	if p.dirty {
 		p.reset()

@@ -286,3 +286,52 @@ func ExampleLibraryName() {
 	fmt.Printf("%q\n", sim.LibraryName("MPICH Version:\t4.0.2\n"))
 	// Output: "MPICH Version: 4.0.2"
 }
+
+// A schedule in the binary form holds ops larger than the engine runs;
+// SizeError names the first such op as soon as the program is read, by
+// rank, index and label (a binary schedule has no lines), and Run fails
+// with the same error. A program within the limits has none.
+func ExampleProgram_SizeError() {
+	for _, size := range []string{"2199023255553b", "2199023255552b"} { // MaxMessage+1, MaxMessage
+		s, err := goal.ReadText(strings.NewReader("num_ranks 2\nrank 0 {\nhuge: send "+size+" to 1\n}\nrank 1 {\nrecv "+size+" from 0\n}\n"), "x.goal")
+		if err != nil {
+			panic(err)
+		}
+		var file bytes.Buffer
+		if err := goal.WriteBinary(&file, s); err != nil {
+			panic(err)
+		}
+		p, err := sim.ReadProgram(&file)
+		if err != nil {
+			panic(err)
+		}
+		err = p.SizeError()
+		fmt.Println("x.bin:", err)
+		if err != nil {
+			_, runErr := p.Run(sim.Options{Params: sim.DefaultParams()})
+			var le *goal.LimitError
+			fmt.Println(errors.As(runErr, &le), runErr.Error() == err.Error())
+		}
+	}
+	// Output:
+	// x.bin: rank 0 op 0 (huge): send of 2199023255553 bytes beyond the supported 2199023255552
+	// true true
+	// x.bin: <nil>
+}
+
+// Limits gives the engine's op sizes to goal's readers, so that a tool
+// that reads a schedule for sim refuses an op beyond them as it reads it,
+// at its line in a text, as sim's own text readers do.
+func ExampleLimits() {
+	l := sim.Limits()
+	fmt.Println(l.Message == sim.MaxMessage, l.Calc == goal.MaxCalc)
+	text := "num_ranks 1\nrank 0 {\nl1: calc 4611686018427387903\nl2: calc 4611686018427387904\n}\n"
+	_, _, err := goal.ReadLimits(strings.NewReader(text), "long.goal", l)
+	fmt.Println(err)
+	_, _, err = goal.ReadLimits(strings.NewReader(text), "long.goal", goal.Limits{}) // valid GOAL
+	fmt.Println(err)
+	// Output:
+	// true true
+	// long.goal:4:10: rank 0 op 1 (l2): calc of 4611686018427387904 ns beyond the supported 4611686018427387903
+	// <nil>
+}

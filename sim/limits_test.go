@@ -63,13 +63,13 @@ func TestTextProgramLimits(t *testing.T) {
 	}{
 		{"send", 3, 1, "big: send 4398046511104b to 0",
 			"x.goal:%d:11: rank 1 op 3 (big): send of 4398046511104 bytes beyond the supported 2199023255552",
-			"sim: rank 1 op 3 (big): send of 4398046511104 bytes beyond the supported 2199023255552"},
+			"rank 1 op 3 (big): send of 4398046511104 bytes beyond the supported 2199023255552"},
 		{"recv, in pieces", 30000, 29000, "recv 2199023255553b from 5",
 			"x.goal:%d:6: rank 29000 op 3: recv of 2199023255553 bytes beyond the supported 2199023255552",
-			"sim: rank 29000 op 3: recv of 2199023255553 bytes beyond the supported 2199023255552"},
+			"rank 29000 op 3: recv of 2199023255553 bytes beyond the supported 2199023255552"},
 		{"calc, in pieces", 30000, 17, "l4: calc 4611686018427387904 cpu 1",
 			"x.goal:%d:10: rank 17 op 3 (l4): calc of 4611686018427387904 ns beyond the supported 4611686018427387903",
-			"sim: rank 17 op 3 (l4): calc of 4611686018427387904 ns beyond the supported 4611686018427387903"},
+			"rank 17 op 3 (l4): calc of 4611686018427387904 ns beyond the supported 4611686018427387903"},
 		{"at the limits", 3, 2, "l4: calc 4611686018427387903\nsend 2199023255552b to 0", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +99,8 @@ func TestTextProgramLimits(t *testing.T) {
 					p.Close()
 				}
 			}
-			// The binary form: read, then refused by Run.
+			// The binary form: read, then refused by Run; a goal reader
+			// given Limits refuses it as it reads, after the file's name.
 			s, err := goal.ReadText(bytes.NewReader(data), "x.goal")
 			if err != nil {
 				t.Fatal(err)
@@ -107,6 +108,10 @@ func TestTextProgramLimits(t *testing.T) {
 			var bin bytes.Buffer
 			if err := goal.WriteBinary(&bin, s); err != nil {
 				t.Fatal(err)
+			}
+			_, _, err = goal.ReadLimits(bytes.NewReader(bin.Bytes()), "x.bin", Limits())
+			if tc.binary == "" && err != nil || tc.binary != "" && (err == nil || err.Error() != "x.bin: "+tc.binary) {
+				t.Errorf("goal.ReadLimits with Limits(): %v\nwant x.bin: %s", err, tc.binary)
 			}
 			for name, read := range map[string]func(io.Reader) (*Program, error){
 				"ReadProgram": ReadProgram,
@@ -117,6 +122,10 @@ func TestTextProgramLimits(t *testing.T) {
 				p, err := read(bytes.NewReader(bin.Bytes()))
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
+				}
+				// SizeError gives Run's error before any run.
+				if err := p.SizeError(); tc.binary == "" && err != nil || tc.binary != "" && (err == nil || err.Error() != tc.binary) {
+					t.Errorf("%s, SizeError: %v\nwant %q", name, err, tc.binary)
 				}
 				_, err = p.Run(Options{Params: DefaultParams()})
 				p.Close()

@@ -195,6 +195,29 @@ func sizeLimit(k goal.Kind) uint64 {
 // (goal.LimitError), where a run could only name it by rank and index.
 var textLimits = goal.Limits{Message: MaxMessage, Calc: goal.MaxCalc}
 
+// Limits returns the op sizes the engine runs, messages of up to
+// MaxMessage bytes and calcs of up to goal.MaxCalc ns, as the limits of a
+// goal reader (goal.ReadLimits): a consumer that reads a schedule for
+// this package refuses an op beyond them as its text readers do.
+func Limits() goal.Limits { return textLimits }
+
+// SizeError returns the error Run fails with when an op of p is larger
+// than the engine runs (Limits): a *goal.LimitError naming the first such
+// op by rank, index and label, without a position (the caller names the
+// file), or nil. A program read from a text has none: its readers refuse
+// the op at its line. It costs nothing, so a caller can refuse such a
+// program as soon as it is read.
+func (p *Program) SizeError() error {
+	if p.tooBig < 0 {
+		return nil
+	}
+	g := int32(p.tooBig)
+	r := p.rankOf(g)
+	k := p.tooBigKind
+	return &goal.LimitError{Rank: r, Op: int(g - p.rankStart[r]), Label: p.label(r, g),
+		Kind: k, Size: p.tooBigSize, Limit: sizeLimit(k)}
+}
+
 // builder fills a Program rank block by rank block, possibly from several
 // goroutines at once (each block writes only its own ops and edges).
 type builder struct {

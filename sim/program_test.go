@@ -125,7 +125,7 @@ func TestProgramLimits(t *testing.T) {
 	}
 	_, got := p.Run(Options{Params: DefaultParams()})
 	_, want := Run(s, Options{Params: DefaultParams()})
-	const msg = "sim: rank 0 op 1 (huge): send of 2199023255553 bytes beyond the supported 2199023255552"
+	const msg = "rank 0 op 1 (huge): send of 2199023255553 bytes beyond the supported 2199023255552"
 	if got == nil || want == nil || got.Error() != msg || want.Error() != msg {
 		t.Fatalf("ReadProgram then Run: %v\nRun: %v\nwant %s", got, want, msg)
 	}

@@ -115,7 +115,7 @@ func Merge(spec *Spec, out string, inputs []string, opt MergeOptions) error {
 		return fmt.Errorf("sweep: merge into %s: %w", out, errors.Join(errs...))
 	}
 	if info == nil {
-		_, in, err := readSchedule(spec.InputPath())
+		_, in, err := readSchedule(spec.InputPath(), goal.Limits{})
 		if err != nil {
 			return err
 		}

@@ -96,8 +96,10 @@ type scheduleInfo struct {
 
 // readSchedule reads the schedule at path and hashes its bytes, on
 // another goroutine while it is parsed: a text schedule is parsed on all
-// CPUs (goal.ReadTextAt), which needs to read it at offsets.
-func readSchedule(path string) (*goal.Schedule, scheduleInfo, error) {
+// CPUs (goal.ReadTextAt), which needs to read it at offsets. An op beyond
+// lim is an error (goal.ReadLimits): at its line in a text, by rank, op
+// and label after path in a binary schedule.
+func readSchedule(path string, lim goal.Limits) (*goal.Schedule, scheduleInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, scheduleInfo{}, err
@@ -110,7 +112,7 @@ func readSchedule(path string) (*goal.Schedule, scheduleInfo, error) {
 	if !fi.Mode().IsRegular() { // a pipe: one pass, hashed on the way
 		h := sha256.New()
 		tee := io.TeeReader(f, h)
-		s, format, err := goal.Read(tee, path)
+		s, format, err := goal.ReadLimits(tee, path, lim)
 		if err != nil {
 			return nil, scheduleInfo{}, err
 		}
@@ -126,7 +128,7 @@ func readSchedule(path string) (*goal.Schedule, scheduleInfo, error) {
 		_, err := io.Copy(h, io.NewSectionReader(f, 0, size))
 		hashed <- err
 	}()
-	s, format, err := goal.ReadAt(f, size, path)
+	s, format, err := goal.ReadAtLimits(f, size, path, lim)
 	if herr := <-hashed; err == nil && herr != nil {
 		err = fmt.Errorf("%s: %w", path, herr)
 	}

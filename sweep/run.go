@@ -186,7 +186,7 @@ func Run(ctx context.Context, spec *Spec, opt Options) (Summary, error) {
 		e := &streamedEntry{p: p}
 		e.once.Do(func() {})
 		st.progs[schedKey{computeScale: 1, factor: 1}] = e
-	} else if sched, info, err = readSchedule(spec.InputPath()); err != nil {
+	} else if sched, info, err = readSchedule(spec.InputPath(), spec.limits(sh)); err != nil {
 		return sum, err
 	}
 	ns := noiseSpec{cosched: spec.NoiseCosched, dist: spec.NoiseDist, alpha: spec.NoiseAlpha}

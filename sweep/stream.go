@@ -32,6 +32,23 @@ func (s *Spec) transforms() bool {
 	return false
 }
 
+// limits are the op sizes a sweep of the points of shard sh reads its
+// schedule with: the engine's (sim.Limits), so that an op beyond them is
+// refused at its line before any point runs, as gopsim sim refuses it;
+// but a calc is bounded only when a point keeps or scales up compute,
+// since a compute_scale below 1 may bring a longer calc within the limit
+// (a point for which it does not fails when it runs).
+func (s *Spec) limits(sh Shard) goal.Limits {
+	l := sim.Limits()
+	for id := range s.NumPoints() {
+		if sh.Has(id) && s.Point(id).ComputeScale >= 1 {
+			return l
+		}
+	}
+	l.Calc = 0
+	return l
+}
+
 // readStreamed reads the schedule at path into a streamed program whose
 // spill file goes to dir, and hashes its bytes. A text in a regular file
 // is parsed on all CPUs (sim.ReadTextProgramStreamAt) and hashed by a
@@ -51,6 +68,13 @@ func readStreamed(path, dir string) (*sim.Program, scheduleInfo, error) {
 	if prefix, _ := br.Peek(len(goal.BinaryMagic)); goal.IsBinary(prefix) {
 		format = goal.FormatBinary
 		p, err = sim.ReadProgramStream(br, opt)
+		if err == nil {
+			// An op beyond the engine's sizes is refused before any
+			// point runs, as the text readers refuse it at its line.
+			if err = p.SizeError(); err != nil {
+				p.Close()
+			}
+		}
 		if err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 		}

@@ -394,14 +394,25 @@ func loadProgram(path string, params sim.Params, mem *simMemory, log io.Writer, 
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	if prefix, _ := br.Peek(len(goal.BinaryMagic)); goal.IsBinary(prefix) {
-		reopen := func() (io.Reader, func(), error) {
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, nil, err
+		var reopen func() (io.Reader, func(), error) // nil: read once (a pipe)
+		if at != nil {
+			reopen = func() (io.Reader, func(), error) {
+				f, err := os.Open(path)
+				if err != nil {
+					return nil, nil, err
+				}
+				return bufio.NewReaderSize(f, 1<<16), func() { f.Close() }, nil
 			}
-			return bufio.NewReaderSize(f, 1<<16), func() { f.Close() }, nil
 		}
 		p, err := mem.open(br, size, reopen, log, popt)
+		if err == nil {
+			// An op beyond the engine's sizes, which a binary schedule
+			// names by rank, op and label, is refused before anything
+			// else, as a text's is as it is read.
+			if err = p.SizeError(); err != nil {
+				p.Close()
+			}
+		}
 		if err != nil {
 			return nil, goal.FormatBinary, fmt.Errorf("%s: %w", name, err)
 		}

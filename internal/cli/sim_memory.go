@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gopsim/gopsim/goal"
@@ -170,7 +172,9 @@ func streamWhy(s sim.ProgramSize, need int64, needWhat string, prog int64, progW
 
 // open reads a binary schedule of size bytes from r: into memory, or
 // streamed when asked or, in auto mode, when autoStream's check says so.
-// reopen gives the file again from its start.
+// reopen gives the file again from its start; nil for an input that can
+// be read only once (a pipe), whose bytes read before the check are kept
+// and given again, followed by the rest (replay).
 // Notes and the spill pass's progress bar (popt) go to log.
 // check refuses the streaming flags with --stream off, where they would
 // have no effect (a negative unit is the stream reader's to refuse).
@@ -199,7 +203,19 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 	case "off":
 		return sim.ReadProgram(r)
 	}
-	p, err := sim.ReadProgramIf(r, autoStream(m.recordPerOp, m.recordShown))
+	check := autoStream(m.recordPerOp, m.recordShown)
+	if reopen == nil {
+		rec := &replay{r: r}
+		r, reopen = rec, rec.again
+		check = func(s sim.ProgramSize) error {
+			err := autoStream(m.recordPerOp, m.recordShown)(s)
+			if err == nil {
+				rec.stop() // held: read on, nothing to give again
+			}
+			return err
+		}
+	}
+	p, err := sim.ReadProgramIf(r, check)
 	var why *streamReason
 	if !errors.As(err, &why) {
 		return p, err
@@ -213,6 +229,43 @@ func (m *simMemory) open(r io.Reader, size int64, reopen func() (io.Reader, func
 	}
 	defer done()
 	return m.spill(r2, size, log, popt, nil)
+}
+
+// replay keeps the bytes read through it from an input that can be read
+// only once (a pipe), until stop: again gives them, then the rest of the
+// input. sim.ReadProgramIf reads a binary schedule's chunks before it
+// checks its size, so what is kept is the compressed file, which the
+// reader holds at that point anyway; a schedule held is not kept.
+type replay struct {
+	r    io.Reader
+	mu   sync.Mutex // the reader may be read from another goroutine
+	kept bytes.Buffer
+	off  bool
+}
+
+func (x *replay) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	x.mu.Lock()
+	if !x.off {
+		x.kept.Write(p[:n])
+	}
+	x.mu.Unlock()
+	return n, err
+}
+
+// stop drops what was kept and keeps nothing more.
+func (x *replay) stop() {
+	x.mu.Lock()
+	x.off, x.kept = true, bytes.Buffer{}
+	x.mu.Unlock()
+}
+
+// again gives the input from its start, as a reopen function does.
+func (x *replay) again() (io.Reader, func(), error) {
+	x.mu.Lock()
+	x.off = true
+	x.mu.Unlock()
+	return io.MultiReader(&x.kept, x.r), func() { x.kept = bytes.Buffer{} }, nil
 }
 
 // autoStreamText is the size of a text schedule (in a regular file)

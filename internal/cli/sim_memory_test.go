@@ -369,3 +369,48 @@ func TestSimStreamOutputs(t *testing.T) {
 		t.Errorf("exit %d, %s\n%s", code, errOut, out)
 	}
 }
+
+// TestSimBinaryFIFOAuto: --stream auto reads a binary schedule from a
+// FIFO once, whether it holds it or, once its header says so, streams it:
+// the bytes read for the header are given again, followed by the rest,
+// where the run used to open the FIFO again and read an end of file. The
+// results are those of the same file read from a regular file.
+func TestSimBinaryFIFOAuto(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "ar.bin")
+	if code, _, errOut := run("gen", "-p", "mpi_allreduce", "--algo", "recdoub", "-s", "64", "-d", "4096", "--iterations", "20", "--compute", "500", "-o", f); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int64) { autoStreamBytes = b }(autoStreamBytes)
+	for _, tc := range []struct {
+		name     string
+		streamAt int64 // autoStreamBytes
+		streams  bool
+	}{
+		{"held", 1 << 40, false},
+		{"streamed", 64 << 10, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			autoStreamBytes = tc.streamAt
+			code, want, errOut := run("sim", "--json", "--spill-dir", dir, f)
+			if code != ExitOK {
+				t.Fatalf("from the file: exit %d: %s", code, errOut)
+			}
+			in := fifoOf(t, filepath.Join(t.TempDir(), "ar.bin"), data)
+			code, got, errOut := runReading(t, in, "sim", "--json", "--spill-dir", dir, in)
+			if code != ExitOK {
+				t.Fatalf("from the FIFO: exit %d: %s", code, errOut)
+			}
+			if streamed := strings.Contains(errOut, "streaming it from a spill file"); streamed != tc.streams {
+				t.Errorf("from the FIFO: streamed %v, want %v: %q", streamed, tc.streams, errOut)
+			}
+			if got = strings.ReplaceAll(got, in, f); got != want {
+				t.Errorf("from the FIFO:\n%s\nfrom the file:\n%s", got, want)
+			}
+		})
+	}
+}

@@ -32,7 +32,8 @@ type SweepOptions struct {
 	// Stream is "on" to run the points on shares of one spilled
 	// schedule (sweep.Options.Stream), its spill files in SpillDir, "off"
 	// to compile a copy per worker, "auto" or "" to decide from the
-	// schedule's size (sweepStreams).
+	// schedule's size (sweepStreams): an input that is not a regular
+	// file has none and is held, read once.
 	Stream   string
 	SpillDir string
 }
@@ -46,7 +47,7 @@ func sweepFlags(o *SweepOptions, shard *string) *flag.FlagSet {
 	fs.BoolVar(&o.Sort, "sort", false, "when done, rewrite the CSV in point order (byte-identical whatever the completion order)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the points (the first 20) and the output file, simulate nothing")
 	o.Stream = "auto"
-	fs.Func("stream", "`mode` auto, on or off: on spills the schedule once (per compute_scale and extrapolate_factor) and runs every point on it, each simulation keeping only its active window in memory, instead of a compiled copy of the schedule per worker (docs/performance.md); same results. auto (the default) streams when the schedule and a copy per worker would need more than 60 % of the memory allowed, or when its program needs more than 2 GiB and its ranks are chains of ops (as gopsim sim --stream auto)", func(v string) error {
+	fs.Func("stream", "`mode` auto, on or off: on spills the schedule once (per compute_scale and extrapolate_factor) and runs every point on it, each simulation keeping only its active window in memory, instead of a compiled copy of the schedule per worker (docs/performance.md); same results. auto (the default) streams when the schedule and a copy per worker would need more than 60 % of the memory allowed, or when its program needs more than 2 GiB and its ranks are chains of ops (as gopsim sim --stream auto); an input that is not a regular file (a FIFO, /dev/stdin) cannot be measured without being consumed, so auto reads it once and holds it in memory, as gopsim sim holds a text from a pipe (--stream on to stream it, also read once)", func(v string) error {
 		switch v {
 		case "on", "true":
 			o.Stream = "on"

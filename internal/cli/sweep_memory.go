@@ -15,11 +15,6 @@ import (
 // errSized stops sim.ReadProgramIf once it has handed over the size.
 var errSized = errors.New("sized")
 
-// scheduleSize returns the size of the schedule at path as its header
-// gives it (a binary one), or an estimate from the file's size (a text
-// one: its program takes about as many bytes as its text, 0.8 to 0.9
-// times on LAMMPS and Schedgen files; Ops and Edges are then unknown,
-// -1). A pipe, which only the sweep may read, has no size (0 bytes).
 // checkSweepInput refuses a directory as a sweep's input (a trace,
 // most likely) with what to do instead; other errors are left to the
 // reading.
@@ -30,18 +25,29 @@ func checkSweepInput(path string) error {
 	return nil
 }
 
+// scheduleSize returns the size of the schedule at path as its header
+// gives it (a binary one), or an estimate from the file's size (a text
+// one: its program takes about as many bytes as its text, 0.8 to 0.9
+// times on LAMMPS and Schedgen files; Ops and Edges are then unknown,
+// -1). Anything but a regular file (a FIFO, /dev/stdin) has no size (0
+// bytes) and is not opened: it can be read only once, by the sweep, and
+// opening a FIFO only to close it would take its writer's data or leave
+// the sweep's own open waiting for a writer that is gone.
 func scheduleSize(path string) (sim.ProgramSize, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return sim.ProgramSize{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return sim.ProgramSize{Ops: -1, Edges: -1}, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return sim.ProgramSize{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err = f.Stat(); err != nil {
 		return sim.ProgramSize{}, err
-	}
-	if !fi.Mode().IsRegular() { // a pipe is read once, by the sweep
-		return sim.ProgramSize{Ops: -1, Edges: -1}, nil
 	}
 	br := bufio.NewReaderSize(f, 1<<16)
 	if prefix, _ := br.Peek(len(goal.BinaryMagic)); !goal.IsBinary(prefix) {

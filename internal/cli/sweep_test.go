@@ -256,3 +256,70 @@ func TestSweepStreamCommand(t *testing.T) {
 		t.Errorf("--stream on:\n%s\nin memory:\n%s", csv[1], csv[0])
 	}
 }
+
+// TestSweepFIFOInput: a sweep in the default mode (--stream auto) reads
+// an input that is not a regular file, here a FIFO, once, holding it in
+// memory, and writes the CSV it writes from the regular file with the
+// same bytes; also when the regular file would be streamed
+// (autoStreamBytes), since a FIFO cannot be measured without being
+// consumed. The sweep used to open the FIFO to size it and close it, then
+// open it again to read it: it lost the data and waited for a writer
+// that had gone.
+func TestSweepFIFOInput(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ar.bin")
+	if code, _, errOut := run("gen", "-p", "mpi_allreduce", "--algo", "recdoub", "-s", "16", "-d", "4096", "--iterations", "20", "--compute", "500", "-o", bin); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	text := filepath.Join(dir, "ar.goal")
+	if code, _, errOut := run("convert", bin, text); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	defer func(b int64) { autoStreamBytes = b }(autoStreamBytes)
+	for _, tc := range []struct {
+		name, input string
+		streamAt    int64  // autoStreamBytes
+		fileNote    string // in the regular file's sweep's stderr
+	}{
+		{"text", text, autoStreamBytes, ""},
+		{"binary", bin, autoStreamBytes, ""},
+		{"text, compute scaled", text, autoStreamBytes, ""},
+		{"binary, a file that would stream", bin, 64 << 10, "streaming it from a spill file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			autoStreamBytes = tc.streamAt
+			grid := "L_ns = [100, 2000]"
+			if strings.Contains(tc.name, "compute scaled") {
+				grid += "\ncompute_scale = [0.5, 1]"
+			}
+			data, err := os.ReadFile(tc.input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var csv [2][]byte
+			for i, fifo := range []bool{false, true} {
+				sub := t.TempDir()
+				in := filepath.Join(sub, filepath.Base(tc.input))
+				if fifo {
+					fifoOf(t, in, data)
+				} else if err := os.WriteFile(in, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				spec := writeFile(t, sub, "s.toml", fmt.Sprintf("input = %q\noutput = \"r.csv\"\n[grid]\n%s\n", filepath.Base(in), grid))
+				code, _, errOut := runReading(t, in, "sweep", "--quiet", "--sort", "--spill-dir", sub, spec)
+				if code != ExitOK {
+					t.Fatalf("FIFO %v: exit %d: %s", fifo, code, errOut)
+				}
+				if note := tc.fileNote; fifo && errOut != "" || !fifo && !strings.Contains(errOut, note) || note == "" && errOut != "" {
+					t.Errorf("FIFO %v: stderr %q, want %q", fifo, errOut, note)
+				}
+				if csv[i], err = os.ReadFile(filepath.Join(sub, "r.csv")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(csv[0]) == 0 || !bytes.Equal(csv[0], csv[1]) {
+				t.Errorf("from the FIFO:\n%s\nfrom the file:\n%s", csv[1], csv[0])
+			}
+		})
+	}
+}
