@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -500,19 +501,7 @@ func TestFitMean(t *testing.T) {
 // size (4,040 bytes in Open MPI; this table has no probes between), and
 // the ranges are still fitted to the means.
 func TestFitRealSlowRounds(t *testing.T) {
-	f, err := os.Open("testdata/ompi-sm-slow-3072.prtt.csv.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := ReadTable(zr, "ompi-sm-slow-3072.prtt.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := readGzipTable(t, "testdata/ompi-sm-slow-3072.prtt.csv.gz")
 	pf, err := Fit(tab, FitOptions{Mean: true})
 	if err != nil {
 		t.Fatal(err)
@@ -532,6 +521,54 @@ func TestFitRealSlowRounds(t *testing.T) {
 	}
 }
 
+// TestFitRealStalls fits a real table whose rounds of 192 KiB and more
+// include descheduled ones, 1.5 to 42 ms longer than their size's median
+// (bench/testdata/README.md): left out by MeanStall, the means follow the
+// medians and the range's line follows the means; with them, the largest
+// range's half round trips were 200 us off its line.
+func TestFitRealStalls(t *testing.T) {
+	tab := readGzipTable(t, "testdata/ompi-sm-stalls.prtt.csv.gz")
+	pf, err := Fit(tab, FitOptions{Mean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, p := range pf.Fit.Points {
+		if p.SizeBytes < 196608 || p.N != 1 && p.PRTTN == nil {
+			continue
+		}
+		checked++
+		if med := p.PRTT1.Median / 2; p.HalfRTT > 1.1*med {
+			t.Errorf("%d bytes: half round trip %.0f ns, more than 1.1 x the median's %.0f ns: the stalls are in the mean", p.SizeBytes, p.HalfRTT, med)
+		}
+		if math.Abs(p.HalfRTTResid) > 0.1*p.HalfRTT {
+			t.Errorf("%d bytes: half round trip %.0f ns, %.0f ns off its range's line", p.SizeBytes, p.HalfRTT, p.HalfRTTResid)
+		}
+	}
+	if checked < 8 {
+		t.Fatalf("%d sizes of 192 KiB or more checked, want the table's 9", checked)
+	}
+}
+
+// readGzipTable reads a gzipped PRTT table of testdata.
+func readGzipTable(t *testing.T, path string) Table {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadTable(zr, filepath.Base(strings.TrimSuffix(path, ".gz")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
 // eagerString prints a fitted S.
 func eagerString(s *int64) string {
 	if s == nil {
@@ -541,14 +578,28 @@ func eagerString(s *int64) string {
 }
 
 func TestSummarizeMean(t *testing.T) {
-	s := SummarizeMean([]float64{10, 12, 11, 50, 2000}, MeanCutoff)
-	if s.Q != 20.75 || s.Rejected != 1 || s.Reps != 5 || s.Median != 12 {
-		t.Errorf("%+v: want the mean 20.75 of the four below 100 x the median 12", s)
+	for _, tc := range []struct {
+		name          string
+		xs            []float64
+		cutoff, stall float64
+		mean          float64
+		rejected      int
+	}{
+		{"below 100 x the median", []float64{10, 12, 11, 50, 2000}, MeanCutoff, MeanStall, 20.75, 1},
+		{"no bound", []float64{10, 12, 11, 50, 2000}, 0, 0, 416.6, 0},
+		{"one sample", []float64{7}, MeanCutoff, MeanStall, 7, 0},
+		// A round trip of 160 us descheduled for 2 ms is below 100 x
+		// the median, but beyond it by more than MeanStall.
+		{"a stall of a long message", []float64{160e3, 170e3, 150e3, 2.16e6}, MeanCutoff, MeanStall, 160e3, 1},
+		{"the same without the stall bound", []float64{160e3, 170e3, 150e3, 2.16e6}, MeanCutoff, 0, 660e3, 0},
+		{"up to the stall bound kept", []float64{160e3, 170e3, 150e3, 1.165e6}, MeanCutoff, MeanStall, 411.25e3, 0},
+	} {
+		s := SummarizeMean(tc.xs, tc.cutoff, tc.stall)
+		if s.Q != tc.mean || s.Rejected != tc.rejected || s.Reps != len(tc.xs) {
+			t.Errorf("%s: %+v, want the mean %g with %d rejected", tc.name, s, tc.mean, tc.rejected)
+		}
 	}
-	if all := SummarizeMean([]float64{10, 12, 11, 50, 2000}, 0); all.Q != 416.6 || all.Rejected != 0 {
-		t.Errorf("no cutoff: %+v", all)
-	}
-	if one := SummarizeMean([]float64{7}, MeanCutoff); one.Q != 7 || one.SEAt(1) != 1 {
+	if one := SummarizeMean([]float64{7}, MeanCutoff, MeanStall); one.SEAt(1) != 1 {
 		t.Errorf("one sample: %+v", one)
 	}
 }

@@ -114,23 +114,28 @@ func spread(n int, kept []float64, med float64) Summary {
 }
 
 // SummarizeMean is Summarize with Q the mean of the samples up to cutoff
-// times their median (all of them when cutoff is 0), which are the kept
-// ones: Rejected counts those above. Noise that only adds time is part of
-// the mean, where Tukey's fences would drop most of it (FitOptions.Mean).
-func SummarizeMean(xs []float64, cutoff float64) Summary {
+// times their median and up to stall ns beyond it (cutoff or stall 0: no
+// such bound), which are the kept ones: Rejected counts those above.
+// Noise that only adds time is part of the mean, where Tukey's fences
+// would drop most of it (FitOptions.Mean).
+func SummarizeMean(xs []float64, cutoff, stall float64) Summary {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	med := quantile(s, 0.5)
-	kept := s
+	lim := math.Inf(1)
 	if cutoff > 0 {
-		n, _ := slices.BinarySearchFunc(s, cutoff*med, func(x, lim float64) int {
-			if x > lim {
-				return 1
-			}
-			return -1
-		})
-		kept = s[:max(n, 1)]
+		lim = cutoff * med
 	}
+	if stall > 0 {
+		lim = min(lim, med+stall)
+	}
+	n, _ := slices.BinarySearchFunc(s, lim, func(x, lim float64) int {
+		if x > lim {
+			return 1
+		}
+		return -1
+	})
+	kept := s[:max(n, 1)]
 	var sum, sq float64
 	for _, x := range kept {
 		sum += x

@@ -187,7 +187,7 @@ Flags:
 // the fit uses, into q.
 func quantileFlag(fs *flag.FlagSet, fit *bench.FitOptions) {
 	fit.Mean, fit.Quantile = true, 0
-	fs.Func("quantile", fmt.Sprintf("fit this statistic of each round's repetitions: mean (the default), or a quantile 0 < q <= 1. An application's time is the sum of its messages' costs, so the mean, slow rounds included (up to %d times the median), predicts it; 0.5, the median, is the typical single message; noise on a shared machine only adds time, so a low quantile such as 0.1 measures the undisturbed cost", bench.MeanCutoff), func(v string) error {
+	fs.Func("quantile", fmt.Sprintf("fit this statistic of each round's repetitions: mean (the default), or a quantile 0 < q <= 1. An application's time is the sum of its messages' costs, so the mean, slow rounds included (up to %d times the median and %g ms beyond it), predicts it; 0.5, the median, is the typical single message; noise on a shared machine only adds time, so a low quantile such as 0.1 measures the undisturbed cost", bench.MeanCutoff, bench.MeanStall/1e6), func(v string) error {
 		if v == "mean" {
 			fit.Mean, fit.Quantile = true, 0
 			return nil

@@ -114,7 +114,7 @@ func TestCalibrateMPI(t *testing.T) {
 	if len(tab) != 4*5*4 {
 		t.Errorf("%d rows in the table, want %d", len(tab), 4*5*4)
 	}
-	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes; fitted: the mean (up to 100 times the median) of each round", "parameters: " + params, "library:    Open MPI", "first call: Allgather "} {
+	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes; fitted: the mean (up to 100 times the median and 1 ms beyond it) of each round", "parameters: " + params, "library:    Open MPI", "first call: Allgather "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

@@ -102,7 +102,7 @@ func TestCalibrateFit(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"table:      " + table + " (120 rows, 10 sizes from 1 to 65536 bytes; fitted: the mean (up to 100 times the median) of each round",
+	for _, want := range []string{"table:      " + table + " (120 rows, 10 sizes from 1 to 65536 bytes; fitted: the mean (up to 100 times the median and 1 ms beyond it) of each round",
 		"0..12288", "12289..max", "jump between 12288 and 12289 bytes", "S:          12288 bytes", "parameters: " + params, "plot:       " + plot} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -308,7 +308,7 @@ func TestCalibrateListenPeer(t *testing.T) {
 	if len(tab) != 3*5*4 {
 		t.Errorf("%d rows in the table, want %d", len(tab), 3*5*4)
 	}
-	for _, want := range []string{"table:      " + table + " (60 rows, 3 sizes from 1 to 4096 bytes; fitted: the mean (up to 100 times the median) of each round", "parameters: " + params} {
+	for _, want := range []string{"table:      " + table + " (60 rows, 3 sizes from 1 to 4096 bytes; fitted: the mean (up to 100 times the median and 1 ms beyond it) of each round", "parameters: " + params} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
