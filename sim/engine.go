@@ -145,7 +145,7 @@ type engine struct {
 	ops  []opRec // the records of a program held in memory; see op
 	nops int32
 	// slot and pool locate the records of a streamed program (op).
-	slot  []uint32
+	slot  []pageSlot
 	pool  unsafe.Pointer
 	deps  []uint32
 	cn    []uint32
@@ -691,7 +691,7 @@ func (e *engine) completed(r, g int32, t int64) {
 // which is being queued: they are the ops its start and completion
 // resolve.
 func (e *engine) ahead(r, g int32) {
-	if int64(g)+int64(e.win.span[r]) < int64(e.win.hi[r]) { // no overflow beyond 2^30 ops
+	if g < e.win.lim[r] {
 		return // its successors are loaded, whichever they are
 	}
 	if m := furthestSuccessor(e.op(g).edge, e.deps, g); m >= e.win.hi[r] {

@@ -92,7 +92,7 @@ type extras struct {
 	recOn    bool
 	pathOnly bool // Options.PathOnly: no copy of the record in ns
 	recBase  unsafe.Pointer
-	recSlot  []uint32
+	recSlot  []pageSlot
 	prog     *atomic.Int64
 }
 
@@ -160,12 +160,12 @@ func newExtras(p *Program, opt *Options) (*extras, error) {
 			x.rec[i] = initialRecord
 		}
 		// Pages of recPageOps records in op order: page k in block k.
-		x.recOn, x.recSlot = true, make([]uint32, (len(x.rec)+recPageOps-1)/recPageOps)
+		x.recOn, x.recSlot = true, make([]pageSlot, (len(x.rec)+recPageOps-1)/recPageOps)
 		if len(x.rec) > 0 {
 			x.recBase = unsafe.Pointer(&x.rec[0])
 		}
 		for k := range x.recSlot {
-			x.recSlot[k] = uint32(k)
+			x.recSlot[k].blk = uint32(k)
 		}
 	}
 	return x, nil
@@ -344,7 +344,7 @@ func (e *engine) arrivalHooks(ev event, q int32, t, cpuEnd, nicBusy int64) int64
 
 // record returns op g's record, which is loaded.
 func (x *extras) record(g int32) *OpRecord {
-	return (*OpRecord)(unsafe.Add(x.recBase, uintptr(x.recSlot[g>>recPageShift])*uintptr(recBlockBytes)+uintptr(g&(recPageOps-1))*uintptr(recSize)))
+	return (*OpRecord)(unsafe.Add(x.recBase, uintptr(x.recSlot[g>>recPageShift].blk)*uintptr(recBlockBytes)+uintptr(g&(recPageOps-1))*uintptr(recSize)))
 }
 
 // matched records that send s matched receive r.

@@ -8,7 +8,7 @@ package sim
 // (global indexes, so a page may hold the end of one rank and the start
 // of the next). A page is given a block of the pool when the first of its
 // ops is loaded, and its block goes back to the pool when the last of its
-// ops has finished; the engine finds op g in block slot[g>>recPageShift].
+// ops has finished; the engine finds op g in block slot[g>>recPageShift].blk.
 //
 // The pool reuses its blocks instead of giving memory back to the system
 // and taking fresh memory for the next ops: giving back a page costs a
@@ -33,14 +33,22 @@ const (
 	recBlockSize = recPageOps * int(unsafe.Sizeof(opRec{}))
 )
 
+// pageSlot is a page's entry in the pool: blk is its block, 0 when it is
+// not loaded; live is how many of its ops have not finished (stream.go's
+// window.finish), kept beside the block so that finishing an op touches
+// the cache line that finding its record has just read.
+type pageSlot struct {
+	blk, live uint32
+}
+
 // recPool holds the blocks of records of one streamed program's runs.
 type recPool struct {
-	mem  []byte   // the blocks, block 0 the guard; mapped once, never moved
-	slot []uint32 // per page of records: its block, 0 when not loaded
-	free []uint32 // blocks given back, handed out again first
-	next uint32   // blocks handed out so far, the guard included
-	used uint32   // blocks owned by pages now
-	peak uint32   // the most blocks owned at once in the run
+	mem  []byte     // the blocks, block 0 the guard; mapped once, never moved
+	slot []pageSlot // per page of records: its block and its live count
+	free []uint32   // blocks given back, handed out again first
+	next uint32     // blocks handed out so far, the guard included
+	used uint32     // blocks owned by pages now
+	peak uint32     // the most blocks owned at once in the run
 }
 
 // newRecPool maps room for the records of a program of n ops: as many
@@ -53,12 +61,13 @@ func newRecPool(n int) (*recPool, error) {
 		return nil, err
 	}
 	hugePages(mem) // blocks are never given back to the system
-	slot := make([]uint32, pages)
+	slot := make([]pageSlot, pages)
 	hugePages(slot) // read at every access to a record
 	return &recPool{mem: mem, slot: slot, next: 1}, nil
 }
 
-// reset gives every block back, for a new run.
+// reset gives every block back, for a new run (the live counts too:
+// window.begin sets them).
 func (q *recPool) reset() {
 	clear(q.slot)
 	q.free = q.free[:0]
@@ -70,7 +79,7 @@ func (q *recPool) base() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData
 
 // page returns the records of page pg, giving it a block if it has none.
 func (q *recPool) page(pg int32) []opRec {
-	b := q.slot[pg]
+	b := q.slot[pg].blk
 	if b == 0 {
 		if n := len(q.free); n > 0 {
 			b = q.free[n-1]
@@ -79,7 +88,7 @@ func (q *recPool) page(pg int32) []opRec {
 			b = q.next
 			q.next++
 		}
-		q.slot[pg] = b
+		q.slot[pg].blk = b
 		q.used++
 		q.peak = max(q.peak, q.used)
 	}
@@ -88,8 +97,8 @@ func (q *recPool) page(pg int32) []opRec {
 
 // recAt returns op g's record in the pool whose block 0 is at base and
 // whose pages have the blocks slot (engine.op keeps both at hand).
-func recAt(base unsafe.Pointer, slot []uint32, g int32) *opRec {
-	return (*opRec)(unsafe.Add(base, uintptr(slot[g>>recPageShift])*uintptr(recBlockSize)+uintptr(g&(recPageOps-1))*unsafe.Sizeof(opRec{})))
+func recAt(base unsafe.Pointer, slot []pageSlot, g int32) *opRec {
+	return (*opRec)(unsafe.Add(base, uintptr(slot[g>>recPageShift].blk)*uintptr(recBlockSize)+uintptr(g&(recPageOps-1))*unsafe.Sizeof(opRec{})))
 }
 
 func (q *recPool) block(b uint32) []opRec {
@@ -98,7 +107,7 @@ func (q *recPool) block(b uint32) []opRec {
 
 // give takes the block of page pg back: every op on it has finished.
 func (q *recPool) give(pg int32) {
-	b := q.slot[pg]
+	b := q.slot[pg].blk
 	if invariants {
 		if b == 0 {
 			panic("sim: a page of records given back twice, or never loaded")
@@ -108,7 +117,7 @@ func (q *recPool) give(pg int32) {
 			blk[i] = opRec{tm: -1, size: ^uint64(0), peer: -1, tag: ^uint32(0), edge: ^uint32(0), pend: ^uint32(0)}
 		}
 	}
-	q.slot[pg] = 0
+	q.slot[pg].blk = 0
 	q.free = append(q.free, b)
 	q.used--
 }

@@ -36,11 +36,11 @@ func TestRecPool(t *testing.T) {
 				t.Fatalf("page %d: %d records, want %d", s.page, len(recs), recPageOps)
 			}
 			recs[5].tag = uint32(s.page) // the block is the page's own
-			if q.block(q.slot[s.page])[5].tag != uint32(s.page) {
-				t.Errorf("page %d: its records are not in block %d", s.page, q.slot[s.page])
+			if q.block(q.slot[s.page].blk)[5].tag != uint32(s.page) {
+				t.Errorf("page %d: its records are not in block %d", s.page, q.slot[s.page].blk)
 			}
 		}
-		if got := q.slot[s.page]; got != s.wantBlock {
+		if got := q.slot[s.page].blk; got != s.wantBlock {
 			t.Errorf("after %+v: page %d has block %d", s, s.page, got)
 		}
 	}
@@ -48,7 +48,7 @@ func TestRecPool(t *testing.T) {
 		t.Errorf("peak %d, used %d, %d bytes; want 3, 3, %d", q.peak, q.used, q.bytes(), 3*recBlockSize)
 	}
 	q.reset()
-	if q.used != 0 || q.slot[5] != 0 || q.page(2) == nil || q.slot[2] != 1 {
-		t.Errorf("after reset: used %d, slot[5] %d, slot[2] %d", q.used, q.slot[5], q.slot[2])
+	if q.used != 0 || q.slot[5].blk != 0 || q.page(2) == nil || q.slot[2].blk != 1 {
+		t.Errorf("after reset: used %d, slot[5] %d, slot[2] %d", q.used, q.slot[5].blk, q.slot[2].blk)
 	}
 }

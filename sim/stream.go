@@ -131,13 +131,17 @@ type window struct {
 	// (ops), so that engine.ahead need not read the edges of an op whose
 	// successors are loaded whatever they are.
 	span []int32
+	// lim, per rank during a run, is hi - span: an op below it has its
+	// successors loaded (engine.ahead reads one word of the rank, not two).
+	lim []int32
 
 	// During a run: hi[r] is the global index of rank r's first op not
-	// loaded; live counts, per page of op records, edge lists or CPU and
+	// loaded; dlive and clive count, per page of edge lists or CPU and
 	// NIC numbers, the ops not finished whose data is on it (ops whose
-	// edge list touches it).
+	// edge list touches it); a page of op records counts its own in the
+	// pool (pageSlot.live).
 	hi                             []int32
-	live, dlive, clive             []uint16
+	dlive, clive                   []uint16
 	liveInit, dliveInit, cliveInit []uint16
 	dShift, cShift                 uint
 	depsMem, cnMem                 []byte
@@ -673,11 +677,10 @@ func (w *window) mapRecords(p *Program) error {
 	if w.multi {
 		w.cliveInit = perPage(n, w.cShift)
 	}
-	w.live = make([]uint16, len(w.liveInit))
-	hugePages(w.live)
 	w.dlive = make([]uint16, len(w.dliveInit))
 	w.clive = make([]uint16, len(w.cliveInit))
 	w.hi = make([]int32, p.NumRanks)
+	w.lim = make([]int32, p.NumRanks)
 	w.drop = newDropper()
 	return nil
 }
@@ -702,7 +705,9 @@ func (w *window) begin(p *Program) {
 	if w.cnMem != nil {
 		dropMem(w.cnMem)
 	}
-	copy(w.live, w.liveInit)
+	for pg, n := range w.liveInit {
+		w.pool.slot[pg].live = uint32(n)
+	}
 	copy(w.dlive, w.dliveInit)
 	copy(w.clive, w.cliveInit)
 	w.stats = StreamStats{SpillBytes: w.stats.SpillBytes, Units: w.stats.Units, StoredUnits: w.stats.StoredUnits, StoreBytes: w.stats.StoreBytes, RepeatRanks: w.stats.RepeatRanks}
@@ -711,6 +716,7 @@ func (w *window) begin(p *Program) {
 	}
 	for r := range w.hi {
 		w.hi[r] = p.rankStart[r]
+		w.lim[r] = w.hi[r] - w.span[r]
 	}
 	for r := range w.hi {
 		w.load(p, int32(r), p.rankStart[r]+w.initHi[r])
@@ -771,6 +777,7 @@ func (w *window) load(p *Program, r, upto int32) {
 			w.rec.load(w, w.pool.slot, r, lo, hi)
 		}
 		w.hi[r] = hi
+		w.lim[r] = hi - w.span[r]
 		w.stats.Loads++
 		w.stats.ResidentOps += int64(hi - lo)
 		w.stats.PeakOps = max(w.stats.PeakOps, w.stats.ResidentOps)
@@ -912,9 +919,10 @@ func (w *window) finish(p *Program, g int32) {
 		c.finish(g)
 	}
 	pg := g >> recPageShift
-	if w.live[pg]--; w.live[pg] == 0 {
+	ps := &w.pool.slot[pg]
+	if ps.live--; ps.live == 0 {
 		if w.recOn {
-			w.rec.write(pg, w.pool.slot[pg])
+			w.rec.write(pg, ps.blk)
 		}
 		w.pool.give(pg)
 		w.stats.Drops++
@@ -931,7 +939,7 @@ func (w *window) dropPage(mem []byte, pg int, shift uint) {
 
 // gone reports whether op g's record has been given back (every op on its
 // page has finished).
-func (w *window) gone(g int32) bool { return w.live[g>>recPageShift] == 0 }
+func (w *window) gone(g int32) bool { return w.pool.slot[g>>recPageShift].live == 0 }
 
 // static returns op g of rank r as the schedule gives it, read from the
 // spill file: its record as a run starts from it, its CPU and NIC

@@ -59,7 +59,8 @@ type recFile struct {
 	// an op of a listed rank. Without, all four are nil and page k's
 	// records are in the block of the op records' pool (recPool.slot).
 	listed, sel []uint64
-	slot, free  []uint32
+	slot        []pageSlot // blk only
+	free        []uint32
 	next        uint32
 	// written has a bit per page written to the file in the last run
 	// (nil: every page).
@@ -120,20 +121,20 @@ func (rf *recFile) block(b uint32) []OpRecord {
 // the pages whose op record blocks opSlot gives, to their initial values
 // (newExtras), giving their pages a block of their own first when the
 // run records only some ranks (only) and one of them is read.
-func (rf *recFile) load(w *window, opSlot []uint32, r, lo, hi int32) {
+func (rf *recFile) load(w *window, opSlot []pageSlot, r, lo, hi int32) {
 	if rf.slot == nil {
 		for g := lo; g < hi; g++ {
-			rf.block(opSlot[g>>recPageShift])[g&(recPageOps-1)] = initialRecord
+			rf.block(opSlot[g>>recPageShift].blk)[g&(recPageOps-1)] = initialRecord
 		}
 		return
 	}
 	mine := bitSet(rf.listed, int64(r))
 	for g := lo; g < hi; g++ {
 		pg := g >> recPageShift
-		if rf.slot[pg] == 0 && (mine || rf.readsPeer(w.op(g))) {
-			rf.slot[pg] = rf.take()
+		if rf.slot[pg].blk == 0 && (mine || rf.readsPeer(w.op(g))) {
+			rf.slot[pg].blk = rf.take()
 		}
-		rf.block(rf.slot[pg])[g&(recPageOps-1)] = initialRecord
+		rf.block(rf.slot[pg].blk)[g&(recPageOps-1)] = initialRecord
 	}
 }
 
@@ -164,10 +165,10 @@ func (rf *recFile) take() uint32 {
 // the run (window.load's spillError).
 func (rf *recFile) write(pg int32, b uint32) {
 	if rf.slot != nil {
-		if b = rf.slot[pg]; b == 0 {
+		if b = rf.slot[pg].blk; b == 0 {
 			return
 		}
-		rf.slot[pg] = 0
+		rf.slot[pg].blk = 0
 		rf.free = append(rf.free, b)
 	}
 	if err := rf.writeBlock(pg, rf.block(b)); err != nil {
@@ -223,7 +224,7 @@ func (rf *recFile) close() error {
 // (Options.RecordRanks), or of all when ranks is empty. It returns the
 // address of block 0 of the record pool and the slots of its pages
 // (extras.record).
-func (w *window) records(p *Program, ranks []int) (unsafe.Pointer, []uint32, error) {
+func (w *window) records(p *Program, ranks []int) (unsafe.Pointer, []pageSlot, error) {
 	if w.rec == nil {
 		rf, err := newRecFile(w.dir, int32(p.NumOps()), true)
 		if err != nil {
@@ -251,7 +252,7 @@ func (rf *recFile) only(p *Program, ranks []int) {
 	rf.listed = make([]uint64, (p.NumRanks+63)/64)
 	rf.sel = make([]uint64, (pages+63)/64)
 	rf.written = make([]uint64, (pages+63)/64)
-	rf.slot = make([]uint32, pages)
+	rf.slot = make([]pageSlot, pages)
 	for _, r := range ranks {
 		if r < 0 || r >= p.NumRanks {
 			continue
@@ -335,7 +336,7 @@ func (w *window) writeUnfinished(p *Program) (err error) {
 	for r := range w.hi {
 		lo, hi := w.hi[r], p.rankStart[r+1]
 		for g := lo; g < hi; g++ {
-			if b := slot[g>>recPageShift]; b != 0 {
+			if b := slot[g>>recPageShift].blk; b != 0 {
 				rf.block(b)[g&(recPageOps-1)] = initialRecord
 			}
 		}
@@ -345,11 +346,11 @@ func (w *window) writeUnfinished(p *Program) (err error) {
 		initial[i] = initialRecord
 	}
 	for pg := range slot {
-		if w.live[pg] == 0 {
+		if w.pool.slot[pg].live == 0 {
 			continue // written when its last op finished
 		}
 		recs := initial
-		if b := slot[pg]; b != 0 {
+		if b := slot[pg].blk; b != 0 {
 			recs = rf.block(b)
 		} else if rf.sel != nil && !bitSet(rf.sel, int64(pg)) {
 			continue
