@@ -3,7 +3,6 @@ package liballprof
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -423,18 +422,7 @@ func TestLiballprofIncompleteLastLine(t *testing.T) {
 			if err == nil {
 				err = tracetest.ConvertAll(l)
 			}
-			if tc.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || err.Error() != tc.want {
-				t.Fatalf("err = %v\nwant %s", err, tc.want)
-			}
-			if incomplete := strings.Contains(tc.want, "incomplete"); errors.Is(err, io.ErrUnexpectedEOF) != incomplete {
-				t.Errorf("errors.Is(err, io.ErrUnexpectedEOF) = %v, want %v", !incomplete, incomplete)
-			}
+			tracetest.CheckLastLine(t, err, tc.want)
 		})
 	}
 }

@@ -3,7 +3,6 @@ package tit
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -323,22 +322,7 @@ func TestTITIncompleteLastLine(t *testing.T) {
 			if err == nil {
 				err = tracetest.ConvertAll(tr)
 			}
-			if tc.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || err.Error() != tc.want {
-				t.Fatalf("err = %v\nwant %s", err, tc.want)
-			}
-			var te *trace.TextFormatError
-			if !errors.As(err, &te) || !errors.Is(err, trace.ErrFormat) {
-				t.Errorf("%v: not a *trace.TextFormatError", err)
-			}
-			if incomplete := strings.Contains(tc.want, "incomplete"); errors.Is(err, io.ErrUnexpectedEOF) != incomplete {
-				t.Errorf("errors.Is(err, io.ErrUnexpectedEOF) = %v, want %v", !incomplete, incomplete)
-			}
+			tracetest.CheckLastLine(t, err, tc.want)
 		})
 	}
 }

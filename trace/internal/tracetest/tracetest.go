@@ -217,3 +217,27 @@ func ConvertWhere(t *testing.T, src trace.Source, maxOps int64) (msg string, pos
 	t.Fatalf("%v: rank %d's stream gives no %s at t=%s the position %q", err, r, m[3], m[4], m[1])
 	return "", trace.Position{}
 }
+
+// CheckLastLine checks the error of converting a text trace whose last
+// line lacks its newline: none when want is "", else exactly want, a
+// *trace.TextFormatError that unwraps to trace.ErrFormat, and to
+// io.ErrUnexpectedEOF exactly when want says the line is incomplete.
+func CheckLastLine(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	var te *trace.TextFormatError
+	if !errors.As(err, &te) || !errors.Is(err, trace.ErrFormat) {
+		t.Errorf("%v: not a *trace.TextFormatError", err)
+	}
+	if incomplete := strings.Contains(want, "incomplete"); errors.Is(err, io.ErrUnexpectedEOF) != incomplete {
+		t.Errorf("errors.Is(err, io.ErrUnexpectedEOF) = %v, want %v", !incomplete, incomplete)
+	}
+}
