@@ -117,7 +117,7 @@ func MeasureRank(rs RankStream) (RankTimes, error) {
 		}
 		m.n++
 		if err := m.add(&c); err != nil {
-			return RankTimes{}, fmt.Errorf("record %d (%v at t=%d ns): %w", m.n, c.Func, c.Start, err)
+			return RankTimes{}, fmt.Errorf("%s: %v at t=%d ns: %w", rs.Where(), c.Func, c.Start, err)
 		}
 	}
 	return m.finish()

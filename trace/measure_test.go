@@ -79,7 +79,7 @@ func TestMeasureCases(t *testing.T) {
 		{name: "a call ends after MPI_Finalize started", calls: []Call{call(FuncInit, 0, 100), bar(200, 900), call(FuncFinalize, 500, 600)}, end: EndFinalize,
 			err: "an MPI call ends at 900 ns, after MPI_Finalize started (500 ns)"},
 		{name: "two MPI_Init", calls: []Call{call(FuncInit, 0, 100), call(FuncInit, 200, 300), call(FuncFinalize, 500, 600)}, end: EndFinalize,
-			err: "record 2 (MPI_Init at t=200 ns): a second MPI_Init"},
+			err: "test.gpt: record 4 at byte 67: MPI_Init at t=200 ns: a second MPI_Init"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
