@@ -818,6 +818,14 @@ func (e *engine) prefetchNext() {
 	}
 	if x, ok := e.radix.ahead(prefetchAhead); ok {
 		prefetch(uintptr(unsafe.Pointer(e.op(x.op))))
+		if x.op&1 != 0 && x.op+1 < e.nops {
+			// The record after it, when it is on the next line (two
+			// records a line): most ops' successor, which the event's
+			// completion resolves. At 102,400 ranks the line that
+			// prefetchRank fetched at the rank's previous completion is
+			// gone by then (docs/performance.md).
+			prefetch(uintptr(unsafe.Pointer(e.op(x.op + 1))))
+		}
 		r := x.rank
 		if x.key&keyArrival != 0 {
 			r = int32(x.key & keyRank)
