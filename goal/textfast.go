@@ -41,14 +41,18 @@ func (t *TextReader) fastStmt(b *RankBlock) bool {
 // fastLabel reads a canonical label at the start of l: it returns its op
 // index and the offset after it, or -1 as the offset.
 func fastLabel(l []byte) (int64, int) {
-	if len(l) < 2 || l[0] != 'l' || l[1] == '0' {
+	i := 1
+	for i < len(l) && isDigit(l[i]) {
+		i++
+	}
+	if i < len(l) && (isLetter(l[i]) || l[i] == '_') {
+		return 0, -1 // a longer identifier
+	}
+	v := canonicalIndex(l[:i])
+	if v < 0 {
 		return 0, -1
 	}
-	v, i := fastUint(l, 1, 10)
-	if i < 0 || v-1 > math.MaxInt32 || (i < len(l) && (isLetter(l[i]) || l[i] == '_')) {
-		return 0, -1
-	}
-	return int64(v) - 1, i
+	return v, i
 }
 
 // fastUint reads 1 to maxDigits decimal digits at l[i:]; it returns their
@@ -68,13 +72,8 @@ func fastUint(l []byte, i, maxDigits int) (uint64, int) {
 
 // fastWord reports whether l continues at i with w, and the offset after.
 func fastWord(l []byte, i int, w string) (int, bool) {
-	if len(l)-i < len(w) {
+	if !hasPrefix(l[i:], w) {
 		return i, false
-	}
-	for k := 0; k < len(w); k++ {
-		if l[i+k] != w[k] {
-			return i, false
-		}
 	}
 	return i + len(w), true
 }
