@@ -51,6 +51,7 @@ type options struct {
 	params string // a parameter file instead of calibrating
 	only   string // run only the workloads whose name contains this
 	calib  string // extra flags of gopsim calibrate
+	recal  bool   // calibrate again right before each workload
 	log    io.Writer
 }
 
@@ -62,6 +63,7 @@ func main() {
 	flag.StringVar(&o.params, "params", "", "LogGOPS parameter `file` (as gopsim sim --params) instead of running gopsim calibrate --backend mpi")
 	flag.StringVar(&o.only, "only", "", "run only the workloads whose name contains this `string`")
 	flag.StringVar(&o.calib, "calibrate-flags", "", "more `flags` for gopsim calibrate --backend mpi, split at blanks")
+	flag.BoolVar(&o.recal, "recalibrate", false, "calibrate again right before each workload and validate its runs with that calibration (this VM's round trip drifts within minutes); not with -params")
 	flag.Parse()
 	for _, f := range strings.Split(*np, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -73,6 +75,10 @@ func main() {
 	}
 	if o.reps < 1 || flag.NArg() > 0 {
 		flag.Usage()
+		os.Exit(2)
+	}
+	if o.recal && o.params != "" {
+		fmt.Fprintln(os.Stderr, "accuracy: -recalibrate calibrates before each workload, and -params gives a file instead of calibrating: use one of them")
 		os.Exit(2)
 	}
 	o.log = os.Stderr
@@ -124,9 +130,11 @@ func run(o *options, out io.Writer) error {
 		return fmt.Errorf("%w (make tracer builds it)", err)
 	}
 	started, load0 := time.Now(), loadAvg()
-	cal, err := parameters(o)
-	if err != nil {
-		return err
+	var cal *calibration
+	if !o.recal {
+		if cal, err = parameters(o); err != nil {
+			return err
+		}
 	}
 	var sections []section
 	for _, np := range o.ranks {
@@ -135,7 +143,16 @@ func run(o *options, out io.Writer) error {
 			if o.only != "" && !strings.Contains(w.label(), o.only) || np < w.min {
 				continue
 			}
-			r, err := measure(o, np, lib, w, cal.params)
+			c := cal
+			if o.recal {
+				if c, err = parameters(o); err != nil {
+					return fmt.Errorf("calibrating before %s: %w", w.label(), err)
+				}
+				if cal == nil {
+					cal = c // the report shows the first in full
+				}
+			}
+			r, err := measure(o, np, lib, w, c)
 			if err != nil {
 				return fmt.Errorf("%s on %d ranks: %w", w.label(), np, err)
 			}
@@ -201,15 +218,16 @@ type section struct {
 // result is what the runs of one workload gave: medians over the runs.
 type result struct {
 	w                    workload
-	plainWall, trWall    float64   // s, mpirun's wall time
-	plainLoop, trLoop    float64   // s, LAMMPS's own "Loop time" (0 for the others)
-	measured, span, sim  float64   // ns: Init end to Finalize start, Init start to Finalize end (slowest rank); simulated
-	ratio                float64   // simulated / measured, the median of the runs' ratios
-	ratioMin, ratioMax   float64   // the runs' extremes
-	compute, compDiff    float64   // ns at the slowest measured rank: measured computation, simulated - measured
-	inMPI, mpiDiff       float64   // ns at the slowest measured rank: measured inside MPI, simulated - measured
-	calls, records, size int64     // of the first traced run
-	ref                  reference // round trips measured right before the runs
+	plainWall, trWall    float64      // s, mpirun's wall time
+	plainLoop, trLoop    float64      // s, LAMMPS's own "Loop time" (0 for the others)
+	measured, span, sim  float64      // ns: Init end to Finalize start, Init start to Finalize end (slowest rank); simulated
+	ratio                float64      // simulated / measured, the median of the runs' ratios
+	ratioMin, ratioMax   float64      // the runs' extremes
+	compute, compDiff    float64      // ns at the slowest measured rank: measured computation, simulated - measured
+	inMPI, mpiDiff       float64      // ns at the slowest measured rank: measured inside MPI, simulated - measured
+	calls, records, size int64        // of the first traced run
+	ref                  reference    // round trips measured right before the runs
+	cal                  *calibration // the parameters the runs were validated with
 }
 
 // mpiEnv is the environment of an mpirun: as root too, one OpenMP thread.
@@ -294,13 +312,14 @@ func (w workload) loopTime(out string) (float64, error) {
 
 // measure runs w reps times without and reps times with the tracer,
 // alternating, and validates every trace with p.
-func measure(o *options, np int, lib string, w workload, p sim.Params) (*result, error) {
+func measure(o *options, np int, lib string, w workload, c *calibration) (*result, error) {
 	bin, args, cwd, done, err := w.command(o.root)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	r := &result{w: w}
+	p := c.params
+	r := &result{w: w, cal: c}
 	if r.ref, err = measureReference(o); err != nil {
 		return nil, err
 	}
@@ -463,25 +482,41 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 		"load average %s at the start, %s at the end. %d runs per workload without and with the tracer, alternating; medians.\n\n",
 		o.reps, strings.Join(np, ","), started.UTC().Format("2006-01-02 15:04 MST"), runtime.NumCPU(), cpuModel(),
 		version("mpirun", "--version"), lammpsVersion(), hpccVersion(), load0, loadAvg(), o.reps)
-	if c.file != "" {
+	switch {
+	case c == nil: // no workload ran
+	case c.file != "":
 		fmt.Fprintf(w, "Parameters: the file `%s`:\n\n", c.file)
-	} else {
+	case o.recal:
+		fmt.Fprintf(w, "Parameters: calibrated right before each workload with `%s` (`-recalibrate`), and each workload's runs "+
+			"validated with its own calibration (the last column has its round trips; \"Calibrations\" below, its parameters). "+
+			"The first wrote:\n\n", c.command)
+	default:
 		fmt.Fprintf(w, "Parameters: calibrated first with `%s`, which wrote:\n\n", c.command)
 	}
-	fmt.Fprintf(w, "```\n%s\n```\n\n", paramsExcerpt(c.text))
-	referenceNote(w, c, sections)
+	if c != nil {
+		fmt.Fprintf(w, "```\n%s\n```\n\n", paramsExcerpt(c.text))
+	}
+	referenceNote(w, o, c, sections)
 	for _, sec := range sections {
 		fmt.Fprintf(w, "### %d ranks\n\n", sec.ranks)
-		fmt.Fprintln(w, "| workload | measured to MPI_Finalize ms | Init to Finalize ms | simulated ms | ratio | runs' ratios | within 0.90-1.10 | computation ms | sim - measured computation ms | in MPI ms | sim - measured MPI ms | reference round trip 8 B / 64 KiB us |")
-		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|:-:|--:|--:|--:|--:|--:|")
+		head, rule := "", ""
+		if o.recal {
+			head, rule = " calibration's round trip 8 B / 64 KiB us |", "--:|"
+		}
+		fmt.Fprintln(w, "| workload | measured to MPI_Finalize ms | Init to Finalize ms | simulated ms | ratio | runs' ratios | within 0.90-1.10 | computation ms | sim - measured computation ms | in MPI ms | sim - measured MPI ms | reference round trip 8 B / 64 KiB us |"+head)
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|:-:|--:|--:|--:|--:|--:|"+rule)
 		for _, r := range sec.results {
 			in := "yes"
 			if r.ratio < 0.90 || r.ratio > 1.10 {
 				in = "**no**"
 			}
-			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.3f | %.2f-%.2f | %s | %.2f | %+.2f | %.2f | %+.2f | %.2f / %.2f |\n",
+			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.3f | %.2f-%.2f | %s | %.2f | %+.2f | %.2f | %+.2f | %.2f / %.2f |",
 				r.w.label(), r.measured/1e6, r.span/1e6, r.sim/1e6, r.ratio, r.ratioMin, r.ratioMax, in,
 				r.compute/1e6, r.compDiff/1e6, r.inMPI/1e6, r.mpiDiff/1e6, r.ref.small, r.ref.large)
+			if o.recal {
+				fmt.Fprintf(w, " %.2f / %.2f |", calibratedRTT(r.cal.text, 8), calibratedRTT(r.cal.text, 65536))
+			}
+			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| workload | untraced s | traced s | overhead | calls | records | trace bytes | bytes per call | bytes per record |")
@@ -499,18 +534,48 @@ func report(w io.Writer, o *options, c *calibration, sections []section, started
 		}
 		fmt.Fprintln(w)
 	}
+	if o.recal {
+		calibrations(w, sections)
+	}
+}
+
+// calibrations lists, with -recalibrate, the parameters each workload's
+// runs were validated with.
+func calibrations(w io.Writer, sections []section) {
+	fmt.Fprintln(w, "### Calibrations")
+	fmt.Fprintln(w)
+	for _, sec := range sections {
+		for _, r := range sec.results {
+			fmt.Fprintf(w, "%s on %d ranks:\n\n```\n%s\n```\n\n", r.w.label(), sec.ranks, paramsExcerpt(r.cal.text))
+		}
+	}
 }
 
 // referenceNote says how the reference round trips measured before each
 // workload compare with the calibration's.
-func referenceNote(w io.Writer, c *calibration, sections []section) {
-	var small, large []float64
+func referenceNote(w io.Writer, o *options, c *calibration, sections []section) {
+	var small, large, rs, rl []float64
 	for _, sec := range sections {
 		for _, r := range sec.results {
 			small, large = append(small, r.ref.small), append(large, r.ref.large)
+			if cs, cl := calibratedRTT(r.cal.text, 8), calibratedRTT(r.cal.text, 65536); cs > 0 && cl > 0 {
+				rs, rl = append(rs, r.ref.small/cs), append(rl, r.ref.large/cl)
+			}
 		}
 	}
 	if len(small) == 0 {
+		return
+	}
+	if o.recal {
+		fmt.Fprintf(w, "Reference round trips (the pingpong example on 2 ranks, %s round trips of %s bytes and %s of %s, right before each workload's runs, "+
+			"after its calibration): 8 bytes %.2f to %.2f us, 64 KiB %.2f to %.2f us",
+			referenceRuns[0][0], referenceRuns[0][1], referenceRuns[1][0], referenceRuns[1][1],
+			slices.Min(small), slices.Max(small), slices.Min(large), slices.Max(large))
+		if len(rs) > 0 {
+			fmt.Fprintf(w, "; against the round trips of the workload's own calibration, %.2f to %.2f times at 8 bytes and %.2f to %.2f times at 64 KiB",
+				slices.Min(rs), slices.Max(rs), slices.Min(rl), slices.Max(rl))
+		}
+		fmt.Fprint(w, ".\n\n")
 		return
 	}
 	cal := func(size int64) string {

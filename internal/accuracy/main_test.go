@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParsePingpong(t *testing.T) {
@@ -47,6 +49,43 @@ func TestCalibratedRTT(t *testing.T) {
 	} {
 		if got := calibratedRTT(c.text, c.size); got < c.want-1e-9 || got > c.want+1e-9 {
 			t.Errorf("calibratedRTT(%.20s…, %d) = %g, want %g", c.text, c.size, got, c.want)
+		}
+	}
+}
+
+// TestReportRecalibrate checks that with -recalibrate each row shows its
+// own calibration's round trips and the report lists every calibration.
+func TestReportRecalibrate(t *testing.T) {
+	cal := func(l, small, large float64) *calibration {
+		return &calibration{command: "bin/gopsim calibrate --backend mpi --quiet -o params.json", text: []byte(fmt.Sprintf(
+			`{"L_ns": %g, "o_ns": 1, "g_ns": 1, "G_ns_per_byte": 0.1, "O_ns_per_byte": 0, "S_bytes": 4040, "ranges": [], "fit": {"pingpong": [
+			{"s_bytes": 8, "measured_rtt_ns": %g}, {"s_bytes": 65536, "measured_rtt_ns": %g}]}}`, l, small, large))}
+	}
+	a, b := cal(300, 1000, 30000), cal(450, 2000, 45000)
+	sec := section{ranks: 2, results: []*result{
+		{w: workload{name: "pingpong", args: []string{"5000", "4096"}}, ratio: 0.95, ref: reference{1.1, 33}, cal: a},
+		{w: workload{name: "fring"}, ratio: 1.2, ref: reference{1.8, 40}, cal: b},
+	}}
+	for _, recal := range []bool{false, true} {
+		var out strings.Builder
+		o := &options{reps: 1, ranks: []int{2}, recal: recal}
+		report(&out, o, a, []section{sec}, time.Now(), "0.00 0.00 0.00")
+		got := out.String()
+		for _, want := range []string{
+			"| pingpong 5000 4096 |", "| fring |", `"L_ns": 300`,
+		} {
+			if !strings.Contains(got, want) {
+				t.Errorf("recalibrate %v: report lacks %q:\n%s", recal, want, got)
+			}
+		}
+		perRow := []string{
+			"calibrated right before each workload", "| 1.10 / 33.00 | 1.00 / 30.00 |", "| 1.80 / 40.00 | 2.00 / 45.00 |",
+			"### Calibrations", `"L_ns": 450`, "0.90 to 1.10 times at 8 bytes and 0.89 to 1.10 times at 64 KiB",
+		}
+		for _, want := range perRow {
+			if strings.Contains(got, want) != recal {
+				t.Errorf("recalibrate %v: report has %q: %v, want %v:\n%s", recal, want, !recal, recal, got)
+			}
 		}
 	}
 }
