@@ -63,23 +63,24 @@ func TestReportRecalibrate(t *testing.T) {
 	}
 	a, b := cal(300, 1000, 30000), cal(450, 2000, 45000)
 	sec := section{ranks: 2, results: []*result{
-		{w: workload{name: "pingpong", args: []string{"5000", "4096"}}, ratio: 0.95, ref: reference{1.1, 33}, cal: a},
-		{w: workload{name: "fring"}, ratio: 1.2, ref: reference{1.8, 40}, cal: b},
+		{w: workload{name: "pingpong", args: []string{"5000", "4096"}}, ratio: 0.95, ref: reference{1.1, 33}, cal: a, runs: 27},
+		{w: workload{name: "fring"}, ratio: 1.2, ref: reference{1.8, 40}, cal: b, runs: 9},
 	}}
 	for _, recal := range []bool{false, true} {
 		var out strings.Builder
-		o := &options{reps: 1, ranks: []int{2}, recal: recal}
+		o := &options{reps: 9, short: 27, ranks: []int{2}, recal: recal}
 		report(&out, o, a, []section{sec}, time.Now(), "0.00 0.00 0.00")
 		got := out.String()
 		for _, want := range []string{
-			"| pingpong 5000 4096 |", "| fring |", `"L_ns": 300`,
+			"| pingpong 5000 4096 |", "| fring |", `"L_ns": 300`, "| 0.00-0.00 (27) |", "| 0.00-0.00 (9) |",
+			"9 runs per workload without and with the tracer, alternating, 27 of those whose first traced run measured under 10 ms",
 		} {
 			if !strings.Contains(got, want) {
 				t.Errorf("recalibrate %v: report lacks %q:\n%s", recal, want, got)
 			}
 		}
 		perRow := []string{
-			"calibrated right before each workload", "| 1.10 / 33.00 | 1.00 / 30.00 |", "| 1.80 / 40.00 | 2.00 / 45.00 |",
+			"-recalibrate`)", "calibrated right before each workload", "| 1.10 / 33.00 | 1.00 / 30.00 |", "| 1.80 / 40.00 | 2.00 / 45.00 |",
 			"### Calibrations", `"L_ns": 450`, "0.90 to 1.10 times at 8 bytes and 0.89 to 1.10 times at 64 KiB",
 		}
 		for _, want := range perRow {
