@@ -116,14 +116,29 @@ type Position struct {
 	// End marks a call that no line or record of File holds, one the
 	// importer adds at the end of the rank's calls (the MPI_Finalize of a
 	// TIT trace without one, the last MPI_Waitall of a Chakra trace):
-	// Line, or Record and Offset, are then those of the last one read.
+	// Line, or Record and Offset, then say what it follows (the rank's
+	// last action, the file's last message).
 	End bool
+	// Note, when not empty, says more about the call than where it is in
+	// File: which copy of File's rank made it, for a trace extrapolated
+	// to more ranks (package extrapolation). String puts it in
+	// parentheses after the place.
+	Note string
 }
 
 // String is "file:line" for a text trace, "file: record N at byte O" for
 // a binary one, else the file; for a call at the End, "file: end of file
-// (implicit call after line N)" or "... after record N at byte O)".
+// (implicit call after line N)" or "... after record N at byte O)". A
+// Note follows in parentheses: "file:line (note)".
 func (p Position) String() string {
+	if p.Note != "" {
+		return p.place() + " (" + p.Note + ")"
+	}
+	return p.place()
+}
+
+// place is String without the Note.
+func (p Position) place() string {
 	var at string
 	switch {
 	case p.Line > 0 && !p.End:

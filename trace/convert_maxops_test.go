@@ -155,8 +155,8 @@ func TestConvertErrorWhere(t *testing.T) {
 }
 
 // TestPositionString: a call's position as errors give it, in a text
-// trace, a binary one, a file alone, and for a call the importer adds at
-// the end of the rank's calls (End).
+// trace, a binary one, a file alone, for a call the importer adds at the
+// end of the rank's calls (End), and with a Note.
 func TestPositionString(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -170,6 +170,8 @@ func TestPositionString(t *testing.T) {
 		{"end, after a line", trace.Position{File: "t.txt", Line: 4, End: true}, "t.txt: end of file (implicit call after line 4)"},
 		{"end, after a record", trace.Position{File: "r.et", Record: 3, Offset: 120, End: true}, "r.et: end of file (implicit call after record 3 at byte 120)"},
 		{"end of an empty file", trace.Position{File: "r.et", End: true}, "r.et: end of file (implicit call)"},
+		{"line, noted", trace.Position{File: "t.txt", Line: 4, Note: "copy 3 of rank 1"}, "t.txt:4 (copy 3 of rank 1)"},
+		{"end, noted", trace.Position{File: "t.txt", Line: 4, End: true, Note: "copy 3 of rank 1"}, "t.txt: end of file (implicit call after line 4) (copy 3 of rank 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.pos.String(); got != tc.want {
