@@ -43,6 +43,7 @@ type recCall struct {
 type recPos struct {
 	line           int
 	record, offset int64
+	end            bool
 }
 
 // recCallBytes is the memory a recorded call takes.
@@ -124,7 +125,7 @@ func (s *recorder) Next(c *trace.Call) error {
 		p := s.in.Where()
 		rec.file = p.File
 		rec.calls = append(rec.calls, recCall{c: c.Clone(), comm: s.in.Comm(c.Comm), newComm: s.in.Comm(c.NewComm),
-			at: recPos{line: p.Line, record: p.Record, offset: p.Offset}})
+			at: recPos{line: p.Line, record: p.Record, offset: p.Offset, end: p.End}})
 	}
 	return err
 }
@@ -193,7 +194,7 @@ func (s *replay) Where() trace.Position {
 	if s.cur == nil {
 		return trace.Position{File: s.rec.name}
 	}
-	return trace.Position{File: s.rec.file, Line: s.cur.at.line, Record: s.cur.at.record, Offset: s.cur.at.offset}
+	return trace.Position{File: s.rec.file, Line: s.cur.at.line, Record: s.cur.at.record, Offset: s.cur.at.offset, End: s.cur.at.end}
 }
 func (s *replay) Start() int64 { return s.rec.start }
 func (s *replay) Close() error { return nil }

@@ -285,8 +285,15 @@ func (s *stream) Name() string {
 func (s *stream) Start() int64 { return s.in.Start() }
 
 // Where is the position of the template rank's call that the call last
-// given copies.
-func (s *stream) Where() trace.Position { return s.in.Where() }
+// given copies; for copy j > 0, noted "copy j of rank r", since the
+// position is in rank r's file.
+func (s *stream) Where() trace.Position {
+	p := s.in.Where()
+	if s.j > 0 {
+		p.Note = fmt.Sprintf("copy %d of rank %d", s.j, s.r)
+	}
+	return p
+}
 
 func (s *stream) Close() error { return s.in.Close() }
 

@@ -13,10 +13,12 @@ import (
 )
 
 // memSource is a trace held in memory: per rank its calls and its
-// communicators.
+// communicators. With end, each rank's last call is one an importer adds
+// after the last record (trace.Position.End).
 type memSource struct {
 	calls [][]trace.Call
 	comms []map[int32]*trace.Comm
+	end   bool
 }
 
 func (m *memSource) NumRanks() int { return len(m.calls) }
@@ -42,6 +44,9 @@ func (s *memStream) Next(c *trace.Call) error {
 func (s *memStream) Comm(id int32) *trace.Comm { return s.src.comms[s.r][id] }
 func (s *memStream) Name() string              { return fmt.Sprintf("mem-%d", s.r) }
 func (s *memStream) Where() trace.Position {
+	if s.src.end && s.i == len(s.src.calls[s.r]) {
+		return trace.Position{File: s.Name(), Record: int64(s.i - 1), Offset: -1, End: true}
+	}
 	return trace.Position{File: s.Name(), Record: int64(s.i), Offset: -1}
 }
 func (s *memStream) Start() int64 { return 0 }
@@ -200,5 +205,48 @@ func TestSourceGridOfTwo(t *testing.T) {
 	}
 	if g := x.Grid(); g.Crossing != 2 {
 		t.Errorf("a ring of 4: %d ranks cross a copy, want 2 (the ends): %s", g.Crossing, g)
+	}
+}
+
+// TestSourceErrorWhere: an error at a call of a copy names the template
+// rank's position of the call and the copy, beside the rank the copy is,
+// whether the copy reads the template's trace or replays its recording
+// (budget); also for a call the template's importer added at its end.
+// One rank ×3: its Allreduce over 3 ranks gives copy 1 (rank 1) the most
+// ops.
+func TestSourceErrorWhere(t *testing.T) {
+	program := func(end bool) *memSource {
+		ar := trace.NewCall(trace.FuncAllreduce, 1000, 1100)
+		ar.Comm, ar.Bytes = 0, 64
+		return &memSource{
+			calls: [][]trace.Call{{trace.NewCall(trace.FuncInit, 0, 10), ar, trace.NewCall(trace.FuncFinalize, 2000, 2010)}},
+			comms: []map[int32]*trace.Comm{{0: {ID: 0, Members: []int32{0}}}},
+			end:   end,
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		end    bool
+		maxOps int64
+		want   string
+	}{
+		{"at a call", false, 4,
+			"mem-0: record 2 (copy 1 of rank 0): rank 1: MPI_Allreduce at t=1000: trace: too many ops"},
+		{"at an implicit call", true, 5,
+			"mem-0: end of file (implicit call after record 2) (copy 1 of rank 0): rank 1: MPI_Finalize at t=2000: trace: too many ops"},
+	} {
+		for _, budget := range []int64{0, 1 << 30} {
+			t.Run(fmt.Sprintf("%s, budget %d", tc.name, budget), func(t *testing.T) {
+				defer extrapolation.SetReplayBudget(budget)()
+				x, err := extrapolation.NewSource(program(tc.end), extrapolation.Options{Factor: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = trace.Convert(x, trace.ConvertOptions{MaxRankOps: tc.maxOps}, func(*goal.RankBlock) error { return nil })
+				if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !errors.Is(err, trace.ErrTooManyOps) {
+					t.Errorf("err = %v\nwant %s...", err, tc.want)
+				}
+			})
+		}
 	}
 }

@@ -44,11 +44,10 @@ func Merge(spec *Spec, out string, inputs []string, opt MergeOptions) error {
 		return err
 	}
 	defer lock.Release()
-	sha, err := hashFile(spec.InputPath())
+	sha, info, err := hashInput(spec.InputPath())
 	if err != nil {
 		return err
 	}
-	var info *scheduleInfo
 	var rows []record
 	for _, in := range inputs {
 		m, err := readMeta(MetaPath(in))
@@ -134,6 +133,26 @@ func limitList(items []string, n int) string {
 		return strings.Join(items[:n], "; ") + "; ..."
 	}
 	return strings.Join(items, "; ")
+}
+
+// hashInput is the SHA-256 of the schedule at path. A regular file is
+// hashed alone (Merge reads it again only if no input has a meta file);
+// anything else, a FIFO, which gives its bytes once, is read as a
+// schedule in the same pass, and its info is returned too.
+func hashInput(path string) (string, *scheduleInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", nil, err
+	}
+	if fi.Mode().IsRegular() {
+		sha, err := hashFile(path)
+		return sha, nil, err
+	}
+	_, in, err := readSchedule(path, goal.Limits{})
+	if err != nil {
+		return "", nil, err
+	}
+	return in.sha256, &in, nil
 }
 
 func hashFile(path string) (string, error) {

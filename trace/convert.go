@@ -113,20 +113,52 @@ type Position struct {
 	// definitions too); 0 when not known. Offset is the record's byte
 	// offset in File, negative when it has none (calls held in memory).
 	Record, Offset int64
+	// End marks a call that no line or record of File holds, one the
+	// importer adds at the end of the rank's calls (the MPI_Finalize of a
+	// TIT trace without one, the last MPI_Waitall of a Chakra trace):
+	// Line, or Record and Offset, then say what it follows (the rank's
+	// last action, the file's last message).
+	End bool
+	// Note, when not empty, says more about the call than where it is in
+	// File: which copy of File's rank made it, for a trace extrapolated
+	// to more ranks (package extrapolation). String puts it in
+	// parentheses after the place.
+	Note string
 }
 
 // String is "file:line" for a text trace, "file: record N at byte O" for
-// a binary one, else the file.
+// a binary one, else the file; for a call at the End, "file: end of file
+// (implicit call after line N)" or "... after record N at byte O)". A
+// Note follows in parentheses: "file:line (note)".
 func (p Position) String() string {
-	switch {
-	case p.Line > 0:
-		return p.File + ":" + strconv.Itoa(p.Line)
-	case p.Record > 0 && p.Offset >= 0:
-		return fmt.Sprintf("%s: record %d at byte %d", p.File, p.Record, p.Offset)
-	case p.Record > 0:
-		return fmt.Sprintf("%s: record %d", p.File, p.Record)
+	if p.Note != "" {
+		return p.place() + " (" + p.Note + ")"
 	}
-	return p.File
+	return p.place()
+}
+
+// place is String without the Note.
+func (p Position) place() string {
+	var at string
+	switch {
+	case p.Line > 0 && !p.End:
+		return p.File + ":" + strconv.Itoa(p.Line)
+	case p.Line > 0:
+		at = "line " + strconv.Itoa(p.Line)
+	case p.Record > 0 && p.Offset >= 0:
+		at = fmt.Sprintf("record %d at byte %d", p.Record, p.Offset)
+	case p.Record > 0:
+		at = fmt.Sprintf("record %d", p.Record)
+	}
+	switch {
+	case !p.End && at == "":
+		return p.File
+	case !p.End:
+		return p.File + ": " + at
+	case at == "":
+		return p.File + ": end of file (implicit call)"
+	}
+	return p.File + ": end of file (implicit call after " + at + ")"
 }
 
 // OpenRank opens rank r's trace file: *Dir is a Source.

@@ -153,3 +153,30 @@ func TestConvertErrorWhere(t *testing.T) {
 		t.Errorf("position %+v: not the record of an MPI_Send (the 5th) in %s", pos, file)
 	}
 }
+
+// TestPositionString: a call's position as errors give it, in a text
+// trace, a binary one, a file alone, for a call the importer adds at the
+// end of the rank's calls (End), and with a Note.
+func TestPositionString(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pos  trace.Position
+		want string
+	}{
+		{"line", trace.Position{File: "t.txt", Line: 4}, "t.txt:4"},
+		{"record", trace.Position{File: "r.bin", Record: 3, Offset: 120}, "r.bin: record 3 at byte 120"},
+		{"record in memory", trace.Position{File: "mem", Record: 3, Offset: -1}, "mem: record 3"},
+		{"file", trace.Position{File: "r.bin", Offset: -1}, "r.bin"},
+		{"end, after a line", trace.Position{File: "t.txt", Line: 4, End: true}, "t.txt: end of file (implicit call after line 4)"},
+		{"end, after a record", trace.Position{File: "r.et", Record: 3, Offset: 120, End: true}, "r.et: end of file (implicit call after record 3 at byte 120)"},
+		{"end of an empty file", trace.Position{File: "r.et", End: true}, "r.et: end of file (implicit call)"},
+		{"line, noted", trace.Position{File: "t.txt", Line: 4, Note: "copy 3 of rank 1"}, "t.txt:4 (copy 3 of rank 1)"},
+		{"end, noted", trace.Position{File: "t.txt", Line: 4, End: true, Note: "copy 3 of rank 1"}, "t.txt: end of file (implicit call after line 4) (copy 3 of rank 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.pos.String(); got != tc.want {
+				t.Errorf("%+v: %q, want %q", tc.pos, got, tc.want)
+			}
+		})
+	}
+}

@@ -13,6 +13,9 @@ import (
 func TestExtrapolateUsage(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "pp.goal", pingpong)
+	// One rank ×3: the Allreduce over 3 ranks has rank 1, copy 1 of rank
+	// 0, reduce (recursive doubling), not rank 0.
+	tit := writeFile(t, dir, "one.txt", "0 init\n0 allreduce 1000 0\n0 finalize\n")
 	out := filepath.Join(dir, "out.goal")
 	tests := []struct {
 		name   string
@@ -34,6 +37,8 @@ func TestExtrapolateUsage(t *testing.T) {
 		{"grid size", []string{"extrapolate", "--factor", "2", "--grid", "3", in, out}, ExitUsage, "", "grid 3 has 3 ranks, the schedule 2"},
 		{"missing input", []string{"extrapolate", "--factor", "2", filepath.Join(dir, "none.goal"), out}, ExitError, "", "no such file"},
 		{"too many ranks", []string{"extrapolate", "--factor", "2000000000", in, out}, ExitError, "", "more than the 2147483647 ranks"},
+		{"a copy's error", []string{"extrapolate", "--factor", "3", "--reduce-cost", "1e16", tit, out}, ExitError, "",
+			tit + ":2 (copy 1 of rank 0): rank 1: MPI_Allreduce at t=0: --reduce-cost 1e+16: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/gopsim/gopsim/sweep"
 )
 
 const sweepSpec = `input = "pp.goal"
@@ -322,4 +325,92 @@ func TestSweepFIFOInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSweepMergeFIFOInput: sweep merge reads the spec's input, here a
+// FIFO, once: it hashes it and, when no shard has a meta file that gives
+// the input's ranks and ops, reads those in the same pass. It used to
+// open the FIFO again for them, after its writer had gone, and wait for
+// ever. The merged CSV and its meta file's account of the input are those
+// of a merge with the input in a regular file.
+func TestSweepMergeFIFOInput(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ar.bin")
+	if code, _, errOut := run("gen", "-p", "mpi_allreduce", "-s", "8", "-d", "4096", "--iterations", "2", "-o", bin); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	const specText = "input = \"ar.bin\"\noutput = \"r.csv\"\n[grid]\nL_ns = [100, 2000, 5000]\n"
+	spec := writeFile(t, dir, "s.toml", specText)
+	shards := []string{"r-shard-0-of-2.csv", "r-shard-1-of-2.csv"}
+	for _, sh := range []string{"0/2", "1/2"} {
+		if code, _, errOut := run("sweep", "--quiet", "--shard", sh, spec); code != ExitOK {
+			t.Fatal(errOut)
+		}
+	}
+	if code, _, errOut := run("sweep", "merge", "--spec", spec); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	wantCSV, wantMeta := readMerged(t, filepath.Join(dir, "r.csv"))
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		metas bool // the shards' meta files are there
+	}{
+		{"shards with meta files", true},
+		{"shards without meta files", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := t.TempDir()
+			for _, sh := range shards {
+				names := []string{sh}
+				if tc.metas {
+					names = append(names, sh+".meta.json")
+				}
+				for _, name := range names {
+					b, err := os.ReadFile(filepath.Join(dir, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					writeFile(t, sub, name, string(b))
+				}
+			}
+			in := fifoOf(t, filepath.Join(sub, "ar.bin"), data)
+			spec := writeFile(t, sub, "s.toml", specText)
+			code, _, errOut := runReading(t, in, "sweep", "merge", "--spec", spec)
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			gotCSV, gotMeta := readMerged(t, filepath.Join(sub, "r.csv"))
+			if !bytes.Equal(gotCSV, wantCSV) {
+				t.Errorf("merged with the input in a FIFO:\n%s\nin a file:\n%s", gotCSV, wantCSV)
+			}
+			if gotMeta.InputSHA256 != wantMeta.InputSHA256 || gotMeta.InputFormat != wantMeta.InputFormat ||
+				gotMeta.NumRanks != wantMeta.NumRanks || gotMeta.NumOps != wantMeta.NumOps {
+				t.Errorf("meta file's input: sha256 %s, %s, %d ranks, %d ops; want %s, %s, %d, %d",
+					gotMeta.InputSHA256, gotMeta.InputFormat, gotMeta.NumRanks, gotMeta.NumOps,
+					wantMeta.InputSHA256, wantMeta.InputFormat, wantMeta.NumRanks, wantMeta.NumOps)
+			}
+		})
+	}
+}
+
+// readMerged reads a merged CSV and its meta file.
+func readMerged(t *testing.T, csv string) ([]byte, sweep.Meta) {
+	t.Helper()
+	data, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m sweep.Meta
+	b, err := os.ReadFile(sweep.MetaPath(csv))
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, m
 }

@@ -794,12 +794,18 @@ func (s *chakraStream) Name() string { return s.name }
 
 // Where is the node the call last given was made from: its message in
 // the file (from 1, the GlobalMetadata message first) and its byte
-// offset (in the decompressed stream of a gzip file); the file alone for
-// the Waitall after the last node.
+// offset (in the decompressed stream of a gzip file); for the Waitall
+// after the last node, the end of the file, after its last message.
 func (s *chakraStream) Where() trace.Position {
 	p := trace.Position{File: s.name}
-	if s.next > 0 && s.nodes[s.next-1] >= 0 {
-		i := s.nodes[s.next-1]
+	if s.next == 0 {
+		return p
+	}
+	i := int(s.nodes[s.next-1])
+	if i < 0 {
+		p.End, i = true, len(s.offs)-1
+	}
+	if i >= 0 {
 		p.Record, p.Offset = int64(i)+2, s.offs[i]
 	}
 	return p

@@ -524,3 +524,34 @@ func TestChakraConvertErrorWhere(t *testing.T) {
 		t.Errorf("err = %s (position %+v)\nwant a match for %s", msg, pos, re)
 	}
 }
+
+// TestChakraConvertErrorWhereLastWaitall: the Waitall added after the
+// last node, for the requests still open, is at the end of the file,
+// after its last message (whichever node the order visits last).
+func TestChakraConvertErrorWhereLastWaitall(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		nodes []*chakrapb.Node // rank 0's; rank 1 receives its send
+		want  string           // after the file name
+	}{
+		{"after a computation", []*chakrapb.Node{sendNode(1, 1, 64), comp(2, 5)},
+			": end of file (implicit call after record 3 at byte %d): rank 0: MPI_Waitall at t=5000: trace: too many ops"},
+		{"last in the file, first in the order", []*chakrapb.Node{comp(2, 5), sendNode(1, 1, 64)},
+			": end of file (implicit call after record 3 at byte %d): rank 0: MPI_Waitall at t=5000: trace: too many ops"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := chakraFile(t, "0.0.4", tc.nodes...)
+			last := len(chakraFile(t, "0.0.4", tc.nodes[:len(tc.nodes)-1]...))
+			dir := writeChakra(t, data, chakraFile(t, "0.0.4", recvNode(1, 0, 64), comp(2, 5)))
+			tr, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, pos := tracetest.ConvertWhere(t, tr, 1)
+			want := filepath.Join(dir, "w.0.et") + fmt.Sprintf(tc.want, last)
+			if !strings.HasPrefix(msg, want) || !pos.End {
+				t.Errorf("err = %s (position %+v)\nwant %s...", msg, pos, want)
+			}
+		})
+	}
+}

@@ -69,7 +69,8 @@ package tit
 // the request is completed by a later wait or waitall, or stays open (as
 // SimGrid's replay completes every open request when a rank ends).
 // Computation after a rank's last MPI action is kept by an MPI_Finalize
-// at its end. An action the reader does not know is an error, as in
+// at its end (errors place it at the end of the file, after the line of
+// that action). An action the reader does not know is an error, as in
 // SimGrid.
 
 import (
@@ -512,6 +513,7 @@ type titScanner struct {
 	// in the file.
 	nos  []int32
 	read int // lines read
+	last int // the line of the action next returned last
 	// cutLine is the line, when next returned it, that ends the file
 	// without a newline (0: none).
 	cutLine int
@@ -561,6 +563,7 @@ func (s *titScanner) next() ([]titField, error) {
 		if s.ls.Unterminated {
 			s.cutLine = s.line
 		}
+		s.last = s.line
 		return s.fields, nil
 	}
 	if err := s.sc.Err(); err != nil {
@@ -717,6 +720,9 @@ type titStream struct {
 	reqs    map[uint64]*titReq  // open requests by id
 	order   []uint64            // open requests in creation order (may hold completed ones)
 	ended   bool
+	// implicit: the call last given is the MPI_Finalize added after the
+	// last action.
+	implicit bool
 
 	world, self *trace.Comm
 	args        []titField
@@ -735,10 +741,16 @@ func (s *titStream) Comm(id int32) *trace.Comm {
 func (s *titStream) Name() string { return s.sc.file }
 func (s *titStream) Start() int64 { return 0 }
 
-// Where is the line of the action the call last given came from (the
-// last line read, for the MPI_Finalize added after the last action).
-func (s *titStream) Where() trace.Position { return trace.Position{File: s.sc.file, Line: s.sc.line} }
-func (s *titStream) Close() error          { return s.f.Close() }
+// Where is the line of the action the call last given came from; for
+// the MPI_Finalize added after the last action, the end of the file,
+// after that action's line.
+func (s *titStream) Where() trace.Position {
+	if s.implicit {
+		return trace.Position{File: s.sc.file, Line: s.sc.last, End: true}
+	}
+	return trace.Position{File: s.sc.file, Line: s.sc.line}
+}
+func (s *titStream) Close() error { return s.f.Close() }
 
 func (s *titStream) Next(c *trace.Call) error {
 	if s.ended {
@@ -751,6 +763,7 @@ func (s *titStream) Next(c *trace.Call) error {
 			if s.clock > s.last {
 				// Computation after the last action.
 				*c = trace.NewCall(trace.FuncFinalize, int64(math.Round(s.clock)), int64(math.Round(s.clock)))
+				s.implicit = true
 				return nil
 			}
 			return io.EOF

@@ -329,28 +329,39 @@ func TestTITIncompleteLastLine(t *testing.T) {
 
 // TestTITConvertErrorWhere: a conversion error names the call by its
 // file and line, in a shared file (the line in the file, not among the
-// rank's lines) and in a rank file of an index.
+// rank's lines) and in a rank file of an index; the MPI_Finalize added
+// after a rank's last action (a trace without finalize) by the end of the
+// file and the line of that action, not a line of its own or a comment
+// after it.
 func TestTITConvertErrorWhere(t *testing.T) {
 	rank0 := "0 init\n0 send 1 0 10\n0 compute 1e3\n0 send 1 0 10\n0 send 1 0 10\n"
 	rank1 := "1 init\n1 recv 0 0 10\n1 recv 0 0 10\n1 recv 0 0 10\n"
 	shared := "# two ranks\n1 init\n0 init\n0 send 1 0 10\n1 recv 0 0 10\n0 compute 1e3\n1 recv 0 0 10\n0 send 1 0 10\n1 recv 0 0 10\n0 send 1 0 10\n"
+	open0 := "0 init\n0 send 1 0 10\n0 compute 1e3\n\n# no finalize\n"
+	open1 := "1 init\n1 recv 0 0 10\n"
+	openShared := "# two ranks, no finalize\n0 init\n1 init\n0 send 1 0 10\n1 recv 0 0 10\n0 compute 1e3\n1 compute 1e3\n"
 	for _, tc := range []struct {
-		name string
-		fsys fstest.MapFS
-		file string
-		want string
+		name   string
+		fsys   fstest.MapFS
+		file   string
+		maxOps int64
+		want   string
 	}{
-		{"shared", fstest.MapFS{"t.txt": {Data: []byte(shared)}}, "t.txt",
+		{"shared", fstest.MapFS{"t.txt": {Data: []byte(shared)}}, "t.txt", 3,
 			"t.txt:10: rank 0: MPI_Send at t=1000: trace: too many ops: more than 3 ops in the rank"},
-		{"index", fstest.MapFS{"idx": {Data: []byte("r0.txt\nr1.txt\n")}, "r0.txt": {Data: []byte(rank0)}, "r1.txt": {Data: []byte(rank1)}}, "idx",
+		{"index", fstest.MapFS{"idx": {Data: []byte("r0.txt\nr1.txt\n")}, "r0.txt": {Data: []byte(rank0)}, "r1.txt": {Data: []byte(rank1)}}, "idx", 3,
 			"r0.txt:5: rank 0: MPI_Send at t=1000: trace: too many ops: more than 3 ops in the rank"},
+		{"shared, implicit finalize", fstest.MapFS{"t.txt": {Data: []byte(openShared)}}, "t.txt", 1,
+			"t.txt: end of file (implicit call after line 6): rank 0: MPI_Finalize at t=1000: trace: too many ops: more than 1 ops in the rank"},
+		{"index, implicit finalize", fstest.MapFS{"idx": {Data: []byte("r0.txt\nr1.txt\n")}, "r0.txt": {Data: []byte(open0)}, "r1.txt": {Data: []byte(open1)}}, "idx", 1,
+			"r0.txt: end of file (implicit call after line 3): rank 0: MPI_Finalize at t=1000: trace: too many ops: more than 1 ops in the rank"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, err := OpenFS(tc.fsys, tc.file, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			msg, _ := tracetest.ConvertWhere(t, tr, 3)
+			msg, _ := tracetest.ConvertWhere(t, tr, tc.maxOps)
 			if !strings.HasPrefix(msg, tc.want) {
 				t.Errorf("err = %s\nwant %s...", msg, tc.want)
 			}
