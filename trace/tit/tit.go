@@ -860,6 +860,19 @@ func (s *titStream) flops(f *titField) error {
 		return s.sc.errf(f, "flops %v", v)
 	}
 	s.clock += v / s.speed * 1e9
+	return s.clockInRange(f)
+}
+
+// maxClock bounds a rank's clock, ns: the times of calls are int64.
+const maxClock = 1 << 63
+
+// clockInRange refuses, at f, the flops or seconds that took the clock
+// to maxClock or beyond, where a call's time cannot be written (it
+// would wrap, and the computation be lost).
+func (s *titStream) clockInRange(f *titField) error {
+	if s.clock >= maxClock {
+		return s.sc.errf(f, "the rank's clock reaches %v ns here, beyond the %d ns a call's time holds", s.clock, int64(math.MaxInt64))
+	}
 	return nil
 }
 
@@ -897,10 +910,10 @@ func (s *titStream) action(name titField, args []titField, c *trace.Call) (bool,
 		return false, err
 	}
 	n := len(args)
-	t := int64(math.Round(s.clock))
-	if t > 1<<62 {
+	if s.clock > 1<<62 { // before the conversion, which would wrap beyond 2^63
 		return false, s.sc.errf(&name, "time %v ns out of range", s.clock)
 	}
+	t := int64(math.Round(s.clock))
 	c.Reset(info.fn)
 	c.Start, c.End = t, t
 	if info.fn.Class() == trace.ClassCollective {
@@ -1247,7 +1260,7 @@ func (s *titStream) sleep(args []titField) error {
 	if v < 0 || v > 1e9 {
 		return s.sc.errf(&args[0], "sleep %v s", v)
 	}
-	s.clock += v * 1e9
+	s.clock += v * 1e9 // at most 1e18 ns: the next action's check holds it
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/trace"
 	"github.com/gopsim/gopsim/trace/internal/tracetest"
 )
@@ -364,6 +365,30 @@ func TestTITConvertErrorWhere(t *testing.T) {
 			msg, _ := tracetest.ConvertWhere(t, tr, tc.maxOps)
 			if !strings.HasPrefix(msg, tc.want) {
 				t.Errorf("err = %s\nwant %s...", msg, tc.want)
+			}
+		})
+	}
+}
+
+// TestTITClockBeyondInt64: flops that take a rank's clock past what an
+// int64 of ns holds are refused at their line; before, the clock wrapped
+// when a call's time was taken, and the computation was lost without an
+// error. A clock past 2^62 ns is refused at the next action.
+func TestTITClockBeyondInt64(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"flops", "0 init\n0 compute 1e30\n0 finalize\n", "t.txt:2:11: tit: the rank's clock reaches 1e+30 ns here, beyond the 9223372036854775807 ns a call's time holds"},
+		{"flops, then the implicit finalize", "0 init\n0 compute 1e30\n", "t.txt:2:11: tit: the rank's clock reaches 1e+30 ns here"},
+		{"flops added up", "0 init\n0 compute 4e18\n0 compute 4e18\n0 finalize\n", "t.txt:4:3: tit: time 8e+18 ns out of range"},
+		{"sleeps added up", "0 init\n0 sleep 1e9\n0 sleep 1e9\n0 sleep 1e9\n0 sleep 1e9\n0 sleep 1e9\n0 finalize\n", "t.txt:7:3: tit: time 5e+18 ns out of range"},
+		{"a call after 2^62 ns", "0 init\n0 compute 5e18\n0 finalize\n", "t.txt:3:3: tit: time 5e+18 ns out of range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := OpenFS(titFS(tc.text), "t.txt", Options{})
+			if err == nil {
+				_, err = trace.Convert(tr, trace.ConvertOptions{}, func(*goal.RankBlock) error { return nil })
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v\nwant one containing %q", err, tc.want)
 			}
 		})
 	}
