@@ -141,7 +141,7 @@ func Validate(o ValidateOptions, given map[string]bool, w, log io.Writer) error 
 		return err
 	}
 	logValidation(log, o.Input, from, src, res)
-	rep := newValidateReport(o, from, res)
+	rep := newValidateReport(o, from, trace.LibraryOf(src), res)
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
