@@ -535,7 +535,7 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 		}
 	}
 	if len(unsupported) > 0 {
-		fmt.Fprintf(log, "unsupported calls counted as computation: %v\n", unsupported)
+		fmt.Fprintf(log, "unsupported calls counted as computation: %s\n", countList(unsupported))
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func TestConvertTraceErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
 		t.Fatalf("a failed conversion left %v", entries)
 	}
-	if code, _, e := run("convert", "--unsupported=calc", dir, out); code != ExitOK || !strings.Contains(e, "MPI_Abort:1") {
+	if code, _, e := run("convert", "--unsupported=calc", dir, out); code != ExitOK || !strings.Contains(e, "unsupported calls counted as computation: MPI_Abort ×1") {
 		t.Fatalf("exit %d: %s", code, e)
 	}
 	for _, bad := range []string{"allreduce", "allreduce=nope", "nosuch=ring"} {
@@ -217,7 +217,9 @@ func TestConvertImportedFlags(t *testing.T) {
 }
 
 // TestConvertImportedUnsupported: an MPI call an importer cannot model is
-// an error listing it, or computation with --unsupported=calc.
+// an error listing it, or computation with --unsupported=calc, which
+// convert, validate and extrapolate list with counts as they list
+// collectives ("MPI_Win_fence ×2", not Go's "map[MPI_Win_fence:2]").
 func TestConvertImportedUnsupported(t *testing.T) {
 	dir := t.TempDir()
 	for r := 0; r < 2; r++ {
@@ -229,9 +231,21 @@ func TestConvertImportedUnsupported(t *testing.T) {
 	if code != ExitError || !strings.Contains(e, "unsupported MPI calls") || !strings.Contains(e, "MPI_Win_fence x2") {
 		t.Fatalf("exit %d: %s", code, e)
 	}
-	code, _, e = run("convert", "--unsupported=calc", dir, out)
-	if code != ExitOK || !strings.Contains(e, "unsupported calls counted as computation: map[MPI_Win_fence:2]") {
-		t.Fatalf("exit %d: %s", code, e)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"convert", []string{"convert", "--unsupported=calc", dir, out}, "unsupported calls counted as computation: MPI_Win_fence ×2\n"},
+		{"validate", []string{"validate", "--unsupported=calc", dir}, "unsupported calls counted as computation: MPI_Win_fence ×2\n"},
+		{"extrapolate", []string{"extrapolate", "--factor", "2", "--unsupported=calc", dir, out}, "unsupported calls counted as computation (per copy): MPI_Win_fence ×2\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, e := run(tc.args...)
+			if code != ExitOK || !strings.Contains(e, tc.want) {
+				t.Errorf("exit %d, want %q in:\n%s", code, tc.want, e)
+			}
+		})
 	}
 }
 

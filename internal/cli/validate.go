@@ -205,7 +205,7 @@ func logValidation(log io.Writer, in, from string, src trace.Source, res *valida
 		}
 	}
 	if len(unsupported) > 0 {
-		fmt.Fprintf(log, "unsupported calls counted as computation: %v\n", unsupported)
+		fmt.Fprintf(log, "unsupported calls counted as computation: %s\n", countList(unsupported))
 	}
 }
 
