@@ -298,7 +298,8 @@ otf2-deps:
 # backend's one-time cost probe bin/gopsim-warmup (bench/mpi/warmup.c,
 # --warmup-bin). Built with the default mpicc, the one whose mpirun runs
 # them; `make tracer-mpich` builds MPICH's in bin/mpich/ (give them with
-# --prtt-bin, --pack-bin, --warmup-bin).
+# --prtt-bin and --pack-bin; calibrate takes gopsim-warmup from beside
+# --prtt-bin's program unless --warmup-bin names another).
 PRTT        ?= bin/gopsim-prtt
 PACK        ?= bin/gopsim-pack
 WARMUP      ?= bin/gopsim-warmup

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -475,6 +476,7 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 	}
 	bounds, gains := segment(mpts, opt)
 	lines := make([][nSeries]line, len(bounds)-1)
+	fits := make([]rangeFit, len(lines))
 	for r := range lines {
 		seg := pts[bounds[r]:bounds[r+1]]
 		for k := range nSeries {
@@ -493,10 +495,16 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		uc.MinBytes, uc.MaxBytes = rg.MinBytes, rg.MaxBytes
 		pf.Ranges = append(pf.Ranges, roundRange(rg))
 		pf.Fit.Ranges = append(pf.Fit.Ranges, rf)
-		pf.Warnings = append(pf.Warnings, rangeWarnings(r, rg, uc, rf.Constraints, lines[r], seg)...)
+		fits[r] = rangeFit{rg, uc, rf.Constraints, seg}
 	}
 	pf.Fit.Changes = changes(mpts, bounds, medianLines(mpts, bounds), gains)
 	placeProbes(pf, pts, probes)
+	// The warnings name each range by its bounds in the file: those the
+	// probes placed, not the sweep's.
+	for r, f := range fits {
+		f.rg.MinBytes, f.rg.MaxBytes = pf.Ranges[r].MinBytes, pf.Ranges[r].MaxBytes
+		pf.Warnings = append(pf.Warnings, rangeWarnings(r, f.rg, f.uc, f.cf, lines[r], f.seg)...)
+	}
 	pf.EagerLimit = eagerLimit(pf, pts)
 	pf.Fit.Points = pointFits(all, pf.Ranges)
 	pf.setBase()
@@ -805,13 +813,25 @@ func roundSummary(s Summary) Summary {
 	return s
 }
 
+// rangeFit is what rangeWarnings needs of a range's fit: the constrained
+// (rg) and unconstrained (uc) values, the constraints and the points.
+type rangeFit struct {
+	rg, uc Range
+	cf     ConstraintFit
+	seg    []point
+}
+
 // rangeWarnings reports, for range r, the values that the unconstrained
 // fit (uc) makes negative, which no network has and which the constraints
 // replaced in rg, and the numbers of rg that do not fit LogGP's
 // assumptions.
 func rangeWarnings(r int, rg, uc Range, cf ConstraintFit, l [nSeries]line, seg []point) []string {
 	var w []string
-	where := fmt.Sprintf("range %d (%d..%d bytes)", r, rg.MinBytes, rg.MaxBytes)
+	end := strconv.FormatInt(rg.MaxBytes, 10)
+	if rg.MaxBytes == MaxMessageBytes {
+		end = "max"
+	}
+	where := fmt.Sprintf("range %d (%d..%s bytes)", r, rg.MinBytes, end)
 	add := func(format string, args ...any) { w = append(w, where+": "+fmt.Sprintf(format, args...)) }
 	cost := fmt.Sprintf("the constrained fit's residuals (rms) are %.1f ns in the half round trip, %.1f ns in the gap and %.1f ns in the overhead, against %.1f, %.1f and %.1f ns unconstrained",
 		cf.RMSHalfRTTNs, cf.RMSGapNs, cf.RMSOverheadNs, cf.UnconstrainedRMSHalfRTTNs, cf.UnconstrainedRMSGapNs, cf.UnconstrainedRMSOverheadNs)

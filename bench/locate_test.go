@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,4 +107,42 @@ func fmtS(s *int64) string {
 		return "none"
 	}
 	return fmt.Sprint(*s)
+}
+
+// TestLocateSWarningRanges: after LocateS moved a boundary, the fit's
+// warnings name each range by the bounds the file gives it (calibrate
+// printed "range 3 (2560..12287 bytes)" for a range 2560..8255 of the
+// file, the sweep's bound before the probes), and the last range's end as
+// "max", as calibrate's table does, not as 2199023255552.
+func TestLocateSWarningRanges(t *testing.T) {
+	small := Range{L: 300, Overhead: 50, Gap: 150, GapPerByte: 0.3, OverheadPerByte: 0.1}
+	// o > g above the jump: a warning about range 1.
+	big := Range{L: 2000, Overhead: 2500, Gap: 1000, GapPerByte: 0.11, OverheadPerByte: 0.05}
+	p := &modelProber{ranges: [2]Range{small, big}, switchAt: 4071, rng: rand.New(rand.NewPCG(3, 4)), sizes: map[int64]int{}}
+	cfg := Config{Sizes: []int64{256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 16384, 32768}, Reps: 40, Warmup: 2}
+	tab, err := Measure(context.Background(), p, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab, _, err = LocateS(context.Background(), p, tab, cfg, FitOptions{}, 30); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := Fit(tab, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pf.Ranges) != 2 || pf.Ranges[1].MinBytes != 4072 {
+		t.Fatalf("ranges %+v, want two split at 4072 bytes", pf.Ranges)
+	}
+	want := "range 1 (4072..max bytes): o = "
+	found := false
+	for _, w := range pf.Warnings {
+		found = found || strings.HasPrefix(w, want)
+		if strings.HasPrefix(w, "range ") && !strings.HasPrefix(w, "range 1 (4072..max bytes): ") {
+			t.Errorf("warning names another range than the file's: %s", w)
+		}
+	}
+	if !found {
+		t.Errorf("no warning beginning %q in:\n%s", want, strings.Join(pf.Warnings, "\n"))
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -410,4 +411,70 @@ func FuzzMPIOutput(f *testing.F) {
 			}
 		}
 	})
+}
+
+// needMPICHPRTT returns MPICH's gopsim-prtt (make tracer-mpich builds it
+// into bin/mpich/). Without MPICH it skips, unless $CI is set: then it
+// fails.
+func needMPICHPRTT(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := "MPICH is not installed (" + tool + "; make mpi-deps installs it as root)"
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg + "; CI is set, so this test must run")
+			}
+			t.Skip(msg)
+		}
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "tracer-mpich").CombinedOutput(); err != nil {
+		t.Fatalf("make tracer-mpich: %v\n%s", err, out)
+	}
+	return filepath.Join(root, "bin", "mpich", "gopsim-prtt")
+}
+
+// TestMPIWrongLauncher starts each MPI's gopsim-prtt with the other's
+// launcher, which starts two processes that each are an MPI job of one
+// rank: the error names the MPI the program was built for, the
+// launcher's process count and the program to give instead (it said
+// only "1 ranks: gopsim-prtt runs on exactly 2").
+func TestMPIWrongLauncher(t *testing.T) {
+	openProg, launcher := needPRTT(t)
+	if launcher[0] != "mpirun" || !slices.Contains(launcher, "--oversubscribe") {
+		t.Skip("the default mpirun is not Open MPI's")
+	}
+	mpichProg := needMPICHPRTT(t)
+	for _, tc := range []struct {
+		name     string
+		launcher []string
+		prog     string
+		want     []string
+	}{
+		{"open-mpi-prtt/mpich-launcher", []string{"mpirun.mpich", "-np", "2"}, openProg,
+			[]string{"built for Open MPI", "the launcher started 2 processes (PMI_SIZE=2)", "make tracer-mpich: bin/mpich/gopsim-prtt"}},
+		{"mpich-prtt/open-mpi-launcher", []string{"mpirun", "-np", "2"}, mpichProg,
+			[]string{"built for MPICH", "the launcher started 2 processes (OMPI_COMM_WORLD_SIZE=2)", "make calibrate-deps: bin/gopsim-prtt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			p, err := StartMPI(ctx, MPIOptions{Launcher: tc.launcher, Program: tc.prog, Env: mpiRootEnv})
+			if err == nil {
+				p.Close()
+				t.Fatal("started")
+			}
+			if !errors.Is(err, ErrMPIProgram) {
+				t.Errorf("error %v, want one of the program (%v)", err, ErrMPIProgram)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+		})
+	}
 }

@@ -178,15 +178,26 @@ func TestOverride(t *testing.T) {
 }
 
 // TestParamsString: G is echoed in ns/byte and as a bandwidth, in the base
-// parameters and in every range.
+// parameters and in every range; a range up to MaxMessage, as calibration
+// writes the last one, ends at "max", not at 2199023255552 bytes.
 func TestParamsString(t *testing.T) {
-	p := DefaultParams()
-	p.GapPerByte = 0.08
-	p.Ranges = []Range{{MinBytes: 0, MaxBytes: 4096, L: 1, GapPerByte: 0}, {MinBytes: 4097, MaxBytes: 1 << 40, L: 2, GapPerByte: 2.5}}
-	want := "L=2500 ns, o=1500 ns, g=1000 ns, G=0.08 ns/byte (12.5 GB/s), O=0 ns/byte, S=65535 bytes" +
-		"; 0..4096 bytes: L=1 ns, o=0 ns, g=0 ns, G=0 ns/byte (unlimited), O=0 ns/byte" +
-		"; 4097..1099511627776 bytes: L=2 ns, o=0 ns, g=0 ns, G=2.5 ns/byte (400 MB/s), O=0 ns/byte"
-	if got := p.String(); got != want {
-		t.Errorf("String() =\n%s\nwant\n%s", got, want)
+	const base = "L=2500 ns, o=1500 ns, g=1000 ns, G=0.08 ns/byte (12.5 GB/s), O=0 ns/byte, S=65535 bytes" +
+		"; 0..4096 bytes: L=1 ns, o=0 ns, g=0 ns, G=0 ns/byte (unlimited), O=0 ns/byte"
+	for _, tc := range []struct {
+		name string
+		end  uint64
+		want string
+	}{
+		{"bounded", 1 << 40, base + "; 4097..1099511627776 bytes: L=2 ns, o=0 ns, g=0 ns, G=2.5 ns/byte (400 MB/s), O=0 ns/byte"},
+		{"up to MaxMessage", MaxMessage, base + "; 4097..max bytes: L=2 ns, o=0 ns, g=0 ns, G=2.5 ns/byte (400 MB/s), O=0 ns/byte"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultParams()
+			p.GapPerByte = 0.08
+			p.Ranges = []Range{{MinBytes: 0, MaxBytes: 4096, L: 1, GapPerByte: 0}, {MinBytes: 4097, MaxBytes: tc.end, L: 2, GapPerByte: 2.5}}
+			if got := p.String(); got != tc.want {
+				t.Errorf("String() =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }

@@ -148,6 +148,42 @@ static int read_command(long *line, int64_t *size, int64_t *repeat, struct round
 	return CMD_BATCH;
 }
 
+/* BUILT_FOR is the MPI whose mpi.h this program was built with. */
+#if defined(OPEN_MPI)
+#define BUILT_FOR "Open MPI"
+#define OTHER_PRTT "MPICH's: make tracer-mpich: bin/mpich/gopsim-prtt"
+#elif defined(MPICH_VERSION)
+#define BUILT_FOR "MPICH"
+#define OTHER_PRTT "Open MPI's: make calibrate-deps: bin/gopsim-prtt"
+#else
+#define BUILT_FOR "another MPI"
+#define OTHER_PRTT "built with the launcher's mpicc"
+#endif
+
+/* wrong_launcher reports, once (from the launcher's rank 0), a launcher
+ * that started more processes than MPI_COMM_WORLD has (size): another
+ * MPI's mpirun, whose processes each are an MPI job of one rank. It
+ * returns 0 when the launcher's environment says nothing of the kind. */
+static int wrong_launcher(int size)
+{
+	static const char *vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i][0]), *r = getenv(vars[i][1]);
+		long n = v ? strtol(v, NULL, 10) : 0;
+		if (n <= size)
+			continue;
+		if (!r || strcmp(r, "0") == 0) {
+			printf("@prtt error %d rank: the launcher started %ld processes (%s=%s), each an MPI job of one rank: "
+			       "this gopsim-prtt was built for %s and the launcher is another MPI's; "
+			       "give --prtt-bin the gopsim-prtt of the launcher's MPI (%s)\n",
+			       size, n, vars[i][0], v, BUILT_FOR, OTHER_PRTT);
+			fflush(stdout);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size;
@@ -155,7 +191,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (size != 2) {
-		if (rank == 0) {
+		if (rank == 0 && !wrong_launcher(size)) {
 			printf("@prtt error %d ranks: gopsim-prtt runs on exactly 2 (mpirun -np 2, the mpirun of the MPI it was built with)\n", size);
 			fflush(stdout);
 		}

@@ -99,7 +99,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.StringVar(&o.MPIRun, "mpirun", "", "mpi backend: the `command` that starts 2 ranks, split at blanks, gopsim-prtt appended (default \"mpirun -np 2\"; e.g. \"mpirun -np 2 --oversubscribe\", \"mpirun.mpich -np 2\", \"srun -n 2 --input=0\")")
 	fs.StringVar(&o.PRTTBin, "prtt-bin", "", "mpi backend: the gopsim-prtt `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultMPIProgram+" next to gopsim, then on $PATH")
 	fs.IntVar(&o.WarmupRuns, "warmup-runs", 9, "mpi backend: fresh runs of bin/gopsim-warmup, which measures the library's one-time costs (first contact with a peer, first call of each function, creating a communicator) for the file's \"library\" section; 0 skips it")
-	fs.StringVar(&o.WarmupBin, "warmup-bin", "", "mpi backend: the gopsim-warmup `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultWarmupProgram+" next to gopsim, then on $PATH")
+	fs.StringVar(&o.WarmupBin, "warmup-bin", "", "mpi backend: the gopsim-warmup `program`, built with the MPI of --mpirun (make calibrate-deps); default: "+bench.DefaultWarmupProgram+" next to --prtt-bin's program, then next to gopsim, then on $PATH")
 	fs.StringVar(&o.IBVerbs.Device, "ib-dev", "", "ibverbs backend: the RDMA `device` (as ibv_devices lists it; default: the first)")
 	fs.IntVar(&o.IBVerbs.Port, "ib-port", 1, "ibverbs backend: the device's `port`")
 	fs.Func("ib-gid-index", "ibverbs backend: address by this GID table `index` (default: LID on InfiniBand, GID 0 on RoCE)", func(v string) error {
@@ -392,6 +392,18 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	if o.Backend == "mpi" {
+		// Both programs before the sweep: a missing probe found after it
+		// would cost the whole measurement.
+		if o.PRTTBin, err = FindPRTT(o.PRTTBin); err != nil {
+			return err
+		}
+		if o.WarmupRuns > 0 {
+			if o.WarmupBin, err = FindWarmup(o.WarmupBin, o.PRTTBin); err != nil {
+				return err
+			}
+		}
+	}
 	childCtx, killChild := context.WithCancel(ctx)
 	defer killChild()
 	p, where, done, err := startProber(ctx, childCtx, o, eff, stderr)
@@ -458,7 +470,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 // measureLibrary runs the mpi backend's one-time cost probe and says what
 // it found on stderr.
 func measureLibrary(ctx context.Context, o CalibrateOptions, stderr io.Writer) (*sim.LibraryCosts, error) {
-	prog, err := FindWarmup(o.WarmupBin)
+	prog, err := FindWarmup(o.WarmupBin, o.PRTTBin)
 	if err != nil {
 		return nil, err
 	}
@@ -476,8 +488,17 @@ func measureLibrary(ctx context.Context, o CalibrateOptions, stderr io.Writer) (
 }
 
 // FindWarmup returns the one-time cost probe: bin if given, else
-// bench.DefaultWarmupProgram next to the running binary, else on $PATH.
-func FindWarmup(bin string) (string, error) {
+// bench.DefaultWarmupProgram next to prtt (the mpi backend's program, if
+// given: both must be built with the same MPI, as make calibrate-deps and
+// make tracer-mpich build them side by side), else next to the running
+// binary, else on $PATH.
+func FindWarmup(bin, prtt string) (string, error) {
+	if bin == "" && prtt != "" {
+		p := filepath.Join(filepath.Dir(prtt), bench.DefaultWarmupProgram)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return filepath.Abs(p)
+		}
+	}
 	return findProgram(bin, bench.DefaultWarmupProgram, "the mpi backend's one-time cost probe", "--warmup-bin")
 }
 

@@ -37,8 +37,11 @@ func TestCalibrateBackendErrors(t *testing.T) {
 		{"bad gid index", []string{"calibrate", "--backend", "ibverbs", "--ib-gid-index", "-1"}, ExitUsage, "want an index 0..65535"},
 		{"mpi program missing", []string{"calibrate", "--backend", "mpi", "--prtt-bin", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "p.json")},
 			ExitError, "gopsim-prtt was not found (tried " + filepath.Join(dir, "none") + "); build it with 'make calibrate-deps'"},
-		{"mpi launcher missing", []string{"calibrate", "--backend", "mpi", "--prtt-bin", os.Args[0], "--mpirun", filepath.Join(dir, "no-mpirun") + " -np 2",
+		{"mpi launcher missing", []string{"calibrate", "--backend", "mpi", "--prtt-bin", os.Args[0], "--warmup-runs", "0", "--mpirun", filepath.Join(dir, "no-mpirun") + " -np 2",
 			"-o", filepath.Join(dir, "p.json")}, ExitError, "starting " + filepath.Join(dir, "no-mpirun") + " -np 2 " + os.Args[0]},
+		// The probe is looked for before the sweep, not after it.
+		{"mpi probe missing", []string{"calibrate", "--backend", "mpi", "--prtt-bin", os.Args[0], "--mpirun", filepath.Join(dir, "no-mpirun") + " -np 2",
+			"-o", filepath.Join(dir, "p.json")}, ExitError, "gopsim-warmup was not found (tried " + filepath.Join(filepath.Dir(os.Args[0]), "gopsim-warmup")},
 	}
 	if !bench.IBVerbsBuilt {
 		tests = append(tests, struct {
@@ -132,5 +135,54 @@ func TestCalibrateMPI(t *testing.T) {
 	}
 	if s := pf.Source; s.Backend != "mpi" || s.Reps != 5 || s.N != 4 || s.Rows != 80 || !strings.HasPrefix(s.Peer, mpirun+" "+prog+": rank 0 on ") {
 		t.Errorf("source %+v", s)
+	}
+}
+
+// buildMPICH builds MPICH's programs (make tracer-mpich) and returns
+// bin/mpich. Without MPICH it skips, unless $CI is set: then it fails.
+func buildMPICH(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := "MPICH is not installed (" + tool + "; make mpi-deps installs it as root)"
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg + "; CI is set, so this test must run")
+			}
+			t.Skip(msg)
+		}
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("make", "--no-print-directory", "-s", "-C", root, "tracer-mpich").CombinedOutput(); err != nil {
+		t.Fatalf("make tracer-mpich: %v\n%s", err, out)
+	}
+	return filepath.Join(root, "bin", "mpich")
+}
+
+// TestCalibrateMPICH calibrates MPICH as the README says, with MPICH's
+// launcher and --prtt-bin of bin/mpich (make tracer-mpich) and no
+// --warmup-bin: the one-time cost probe is the one beside --prtt-bin,
+// built with the same MPI. (It was gopsim-warmup beside gopsim or on
+// $PATH, Open MPI's, which failed after the whole sweep with "needs
+// exactly 2 ranks, has 1".)
+func TestCalibrateMPICH(t *testing.T) {
+	dir := buildMPICH(t)
+	params := filepath.Join(t.TempDir(), "p.json")
+	code, out, errOut := run("calibrate", "--backend", "mpi", "--mpirun", "mpirun.mpich -np 2", "--prtt-bin", filepath.Join(dir, "gopsim-prtt"),
+		"--warmup-runs", "1", "--sizes", "1,1k,8k,64k", "--reps", "5", "--warmup", "2", "--n", "4", "--locate-reps", "0", "--quiet", "-o", params)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "library:    MPICH Version: ") || !strings.Contains(errOut, "fresh runs of gopsim-warmup") {
+		t.Errorf("no MPICH library section:\n%s\n%s", out, errOut)
+	}
+	data, err := os.ReadFile(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf := readParamFile(t, data); pf.Library == nil || !strings.HasPrefix(pf.Library.Name, "MPICH") {
+		t.Errorf("library section %+v", pf.Library)
 	}
 }

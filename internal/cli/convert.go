@@ -93,7 +93,8 @@ func (f collAlgoFlag) Set(v string) error {
 var collSelects = []string{"auto", "openmpi", "mpich"}
 
 // collSummary says whose collective selection a conversion of src
-// follows, for logs and output comments, with a note when auto fell back.
+// follows, for logs and output comments: with auto, the library of the
+// trace that chose the rules, or a note when auto fell back.
 func collSummary(src trace.Source, opt trace.ConvertOptions) (string, error) {
 	rules, note, err := trace.ResolveCollSelect(src, &opt)
 	if err != nil {
@@ -104,10 +105,25 @@ func collSummary(src trace.Source, opt trace.ConvertOptions) (string, error) {
 		sel = "auto"
 	}
 	s := fmt.Sprintf("collectives: %s rules (--coll-select %s)", rules, sel)
-	if note != "" {
+	switch {
+	case note != "":
 		s += "; note: " + note
+	case sel == "auto":
+		lib := opt.Library
+		if lib == "" {
+			lib = trace.LibraryOf(src)
+		}
+		s += " of the trace's library, " + shortLibrary(lib)
 	}
 	return s, nil
+}
+
+// shortLibrary is the first comma-separated part of a
+// MPI_Get_library_version line: "Open MPI v4.1.4" of "Open MPI v4.1.4,
+// package: Debian OpenMPI, ...", "MPICH Version: 4.0.2" whole.
+func shortLibrary(lib string) string {
+	name, _, _ := strings.Cut(lib, ",")
+	return sim.LibraryName(name)
 }
 
 // logStandIns lists the collectives per algorithm and those converted
@@ -519,7 +535,7 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 		}
 	}
 	if len(unsupported) > 0 {
-		fmt.Fprintf(log, "unsupported calls counted as computation: %v\n", unsupported)
+		fmt.Fprintf(log, "unsupported calls counted as computation: %s\n", countList(unsupported))
 	}
 	return nil
 }

@@ -15,13 +15,20 @@ import (
 // MPI_Abort when abort is set.
 func writeTraceDir(t *testing.T, abort bool) string {
 	t.Helper()
+	return writeTraceDirOf(t, abort, "")
+}
+
+// writeTraceDirOf is writeTraceDir with lib, a MPI_Get_library_version
+// line, in the headers.
+func writeTraceDirOf(t *testing.T, abort bool, lib string) string {
+	t.Helper()
 	dir := t.TempDir()
 	for r := 0; r < 2; r++ {
 		f, err := os.Create(filepath.Join(dir, trace.FileName(r)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := trace.NewWriter(f, trace.Header{Rank: r, Size: 2, T0: 100})
+		w, err := trace.NewWriter(f, trace.Header{Rank: r, Size: 2, T0: 100, Library: lib})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +90,7 @@ func TestConvertTraceErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
 		t.Fatalf("a failed conversion left %v", entries)
 	}
-	if code, _, e := run("convert", "--unsupported=calc", dir, out); code != ExitOK || !strings.Contains(e, "MPI_Abort:1") {
+	if code, _, e := run("convert", "--unsupported=calc", dir, out); code != ExitOK || !strings.Contains(e, "unsupported calls counted as computation: MPI_Abort ×1") {
 		t.Fatalf("exit %d: %s", code, e)
 	}
 	for _, bad := range []string{"allreduce", "allreduce=nope", "nosuch=ring"} {
@@ -210,7 +217,9 @@ func TestConvertImportedFlags(t *testing.T) {
 }
 
 // TestConvertImportedUnsupported: an MPI call an importer cannot model is
-// an error listing it, or computation with --unsupported=calc.
+// an error listing it, or computation with --unsupported=calc, which
+// convert, validate and extrapolate list with counts as they list
+// collectives ("MPI_Win_fence ×2", not Go's "map[MPI_Win_fence:2]").
 func TestConvertImportedUnsupported(t *testing.T) {
 	dir := t.TempDir()
 	for r := 0; r < 2; r++ {
@@ -222,9 +231,21 @@ func TestConvertImportedUnsupported(t *testing.T) {
 	if code != ExitError || !strings.Contains(e, "unsupported MPI calls") || !strings.Contains(e, "MPI_Win_fence x2") {
 		t.Fatalf("exit %d: %s", code, e)
 	}
-	code, _, e = run("convert", "--unsupported=calc", dir, out)
-	if code != ExitOK || !strings.Contains(e, "unsupported calls counted as computation: map[MPI_Win_fence:2]") {
-		t.Fatalf("exit %d: %s", code, e)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"convert", []string{"convert", "--unsupported=calc", dir, out}, "unsupported calls counted as computation: MPI_Win_fence ×2\n"},
+		{"validate", []string{"validate", "--unsupported=calc", dir}, "unsupported calls counted as computation: MPI_Win_fence ×2\n"},
+		{"extrapolate", []string{"extrapolate", "--factor", "2", "--unsupported=calc", dir, out}, "unsupported calls counted as computation (per copy): MPI_Win_fence ×2\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, e := run(tc.args...)
+			if code != ExitOK || !strings.Contains(e, tc.want) {
+				t.Errorf("exit %d, want %q in:\n%s", code, tc.want, e)
+			}
+		})
 	}
 }
 
@@ -309,19 +330,32 @@ func TestConvertToTITErrors(t *testing.T) {
 }
 
 // TestConvertCollSelect: the output comment and the log say whose rules
-// the collectives followed; auto on a trace that names no library uses
-// MPICH's with a note.
+// the collectives followed, and with auto the library the trace names
+// that chose them; auto on a trace that names no library uses MPICH's
+// with a note.
 func TestConvertCollSelect(t *testing.T) {
-	dir := writeTraceDir(t, false) // no library in the headers; 4096 B allreduce on 2 ranks
+	const (
+		mpich   = "MPICH Version: 4.0.2"
+		openMPI = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"
+	)
+	dirs := map[string]string{} // 4096 B allreduce on 2 ranks, by library
+	for _, lib := range []string{"", mpich, openMPI} {
+		dirs[lib] = writeTraceDirOf(t, false, lib)
+	}
 	for _, tc := range []struct {
+		lib        string
 		args       []string
 		comment    string
 		algorithms string
 	}{
-		{nil, "// collectives: mpich rules (--coll-select auto); note: the trace does not name its MPI library", "allreduce/rabenseifner ×2"},
-		{[]string{"--coll-select", "openmpi"}, "// collectives: openmpi rules (--coll-select openmpi)\n", "allreduce/ompi_ring ×2"},
-		{[]string{"--coll-select", "mpich"}, "// collectives: mpich rules (--coll-select mpich)\n", "allreduce/rabenseifner ×2"},
+		{"", nil, "// collectives: mpich rules (--coll-select auto); note: the trace does not name its MPI library", "allreduce/rabenseifner ×2"},
+		{"", []string{"--coll-select", "openmpi"}, "// collectives: openmpi rules (--coll-select openmpi)\n", "allreduce/ompi_ring ×2"},
+		{"", []string{"--coll-select", "mpich"}, "// collectives: mpich rules (--coll-select mpich)\n", "allreduce/rabenseifner ×2"},
+		{mpich, nil, "// collectives: mpich rules (--coll-select auto) of the trace's library, MPICH Version: 4.0.2\n", "allreduce/rabenseifner ×2"},
+		{openMPI, nil, "// collectives: openmpi rules (--coll-select auto) of the trace's library, Open MPI v4.1.4\n", "allreduce/ompi_ring ×2"},
+		{openMPI, []string{"--coll-select", "mpich"}, "// collectives: mpich rules (--coll-select mpich)\n", "allreduce/rabenseifner ×2"},
 	} {
+		dir := dirs[tc.lib]
 		out := filepath.Join(t.TempDir(), "ar.goal")
 		code, _, e := run(append(append([]string{"convert"}, tc.args...), dir, out)...)
 		if code != ExitOK {
@@ -338,7 +372,7 @@ func TestConvertCollSelect(t *testing.T) {
 			t.Errorf("%v: log without %s:\n%s", tc.args, tc.algorithms, e)
 		}
 	}
-	if code, _, _ := run("convert", "--coll-select", "lam", dir, filepath.Join(t.TempDir(), "x.goal")); code != ExitUsage {
+	if code, _, _ := run("convert", "--coll-select", "lam", dirs[""], filepath.Join(t.TempDir(), "x.goal")); code != ExitUsage {
 		t.Errorf("--coll-select lam: exit %d, want %d", code, ExitUsage)
 	}
 }

@@ -244,7 +244,7 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 		in, from, src.NumRanks(), o.Factor, out, goal.FormatForPath(out), st.Ranks, ops, st.Collectives, st.ComputeNs, o.Convert.Trace.ComputeScale)
 	logStandIns(log, st)
 	if u := x.Unsupported(); len(u) > 0 {
-		fmt.Fprintf(log, "unsupported calls counted as computation (per copy): %v\n", u)
+		fmt.Fprintf(log, "unsupported calls counted as computation (per copy): %s\n", countList(u))
 	}
 	return nil
 }

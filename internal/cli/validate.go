@@ -141,7 +141,7 @@ func Validate(o ValidateOptions, given map[string]bool, w, log io.Writer) error 
 		return err
 	}
 	logValidation(log, o.Input, from, src, res)
-	rep := newValidateReport(o, from, res)
+	rep := newValidateReport(o, from, trace.LibraryOf(src), res)
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -205,7 +205,7 @@ func logValidation(log io.Writer, in, from string, src trace.Source, res *valida
 		}
 	}
 	if len(unsupported) > 0 {
-		fmt.Fprintf(log, "unsupported calls counted as computation: %v\n", unsupported)
+		fmt.Fprintf(log, "unsupported calls counted as computation: %s\n", countList(unsupported))
 	}
 }
 

@@ -15,8 +15,11 @@ import (
 // text: the input and the parameters that produced it, the slowest ranks
 // compared, and every rank's times.
 type validateReport struct {
-	Input      string                `json:"input"`
-	Format     string                `json:"format"`
+	Input  string `json:"input"`
+	Format string `json:"format"`
+	// Library is the MPI library the trace names (its
+	// MPI_Get_library_version line), "" when it names none.
+	Library    string                `json:"library"`
 	NumRanks   int                   `json:"num_ranks"`
 	Calls      int64                 `json:"mpi_call_records"`
 	NumOps     int                   `json:"num_ops"`
@@ -68,8 +71,8 @@ type validatePerRank struct {
 	NoInit            []int     `json:"ranks_without_mpi_init"`
 }
 
-func newValidateReport(o ValidateOptions, from string, res *validation.Result) *validateReport {
-	rep := &validateReport{Input: o.Input, Format: from, NumRanks: len(res.Ranks), Calls: res.Stats.Calls, NumOps: res.NumOps,
+func newValidateReport(o ValidateOptions, from, lib string, res *validation.Result) *validateReport {
+	rep := &validateReport{Input: o.Input, Format: from, Library: lib, NumRanks: len(res.Ranks), Calls: res.Stats.Calls, NumOps: res.NumOps,
 		Model: "loggops", ParamsFile: o.ParamsFile, Params: res.Params,
 		MeasuredNs: res.MeasuredNs, MeasuredRank: res.MeasuredRank, SimulatedNs: res.SimulatedNs,
 		SimulatedRank: res.SimulatedRank, Ratio: res.Ratio}
@@ -125,7 +128,11 @@ const validateTextRanks = 64
 // per-rank tables and the comparison of the slowest ranks.
 func (rep *validateReport) text(w io.Writer) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "trace:      %s (%s trace, %d ranks, %d MPI call records, %d ops)\n", rep.Input, rep.Format, rep.NumRanks, rep.Calls, rep.NumOps)
+	of := ""
+	if rep.Library != "" {
+		of = " of " + shortLibrary(rep.Library)
+	}
+	fmt.Fprintf(b, "trace:      %s (%s trace%s, %d ranks, %d MPI call records, %d ops)\n", rep.Input, rep.Format, of, rep.NumRanks, rep.Calls, rep.NumOps)
 	params := "gopsim sim's defaults"
 	if rep.ParamsFile != "" {
 		params = rep.ParamsFile

@@ -327,6 +327,10 @@ func (l *locConv) warn(s string) {
 	}
 }
 
+// unsupported counts a call that cannot be modelled, named by what it is
+// ("MPI_Put", "MPI_Iallreduce without collective events"): the policy
+// (an error, or its time as computation) is Options.Unsupported's, and
+// the messages that list these names say which applied.
 func (l *locConv) unsupported(s string) {
 	if l.n != nil {
 		l.n.unsup[s]++
@@ -572,7 +576,7 @@ func (l *locConv) finish() error {
 	}
 	for k := len(l.unres) - 1; k >= 0; k-- {
 		i := l.unres[k] - l.base
-		l.unsupported(l.out[i].Func.String() + " whose request no wait completes (not modelled: its time counted as computation)")
+		l.unsupported(l.out[i].Func.String() + " whose request no wait completes")
 		l.out = append(l.out[:i], l.out[i+1:]...)
 		l.at = append(l.at[:i], l.at[i+1:]...)
 	}
@@ -587,7 +591,7 @@ func (l *locConv) endCall(c *openCall, end int64) error {
 		if reg.local {
 			return nil // computation
 		}
-		l.unsupported(reg.name + " (not modelled: its time counted as computation)")
+		l.unsupported(reg.name)
 		l.flushDone(c, end)
 		return nil
 	}
@@ -655,7 +659,7 @@ func (l *locConv) collectiveCall(c *openCall, call *trace.Call) (bool, error) {
 		return true, nil
 	}
 	if c.coll == nil {
-		l.unsupported(c.reg.name + " without collective events (not modelled: its time counted as computation)")
+		l.unsupported(c.reg.name + " without collective events")
 		l.flushDone(c, call.End)
 		return false, nil
 	}

@@ -67,7 +67,7 @@ func ExampleReadPrint() {
 	for i := 0; i < 3 && rs.Next(&c) != io.EOF; i++ {
 		fmt.Println(c.String())
 	}
-	fmt.Println(src.Unsupported()["MPI_Iallreduce without collective events (not modelled: its time counted as computation)"], "MPI_Iallreduce calls without data")
+	fmt.Println(src.Unsupported()["MPI_Iallreduce without collective events"], "MPI_Iallreduce calls without data")
 	// Output:
 	// 10 ranks
 	// MPI_Init t=141838443+1028366873
