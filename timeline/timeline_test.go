@@ -668,6 +668,15 @@ func TestParseWindow(t *testing.T) {
 		{"100", 0, 0, true},
 		{"x:1", 0, 0, true},
 		{"-1:4", 0, 0, true},
+		// Times with units and decimals, as every time gopsim takes; a
+		// fraction of a ns widens the window to whole ns.
+		{"1.5us:0.5ms", 1500, 500000, false},
+		{"2 µs:", 2000, 0, false},
+		{":1e3ns", 0, 1000, false},
+		{"0.5:2.5", 0, 3, false},
+		{"1ms:1us", 0, 0, true},
+		{"1parsec:2", 0, 0, true},
+		{"0:1e300s", 0, 0, true},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			from, to, err := timeline.ParseWindow(tc.in)

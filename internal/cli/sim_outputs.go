@@ -35,7 +35,7 @@ func (s *simOutputs) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.chrome, "timeline", "", "write a Chrome trace-event timeline to `FILE.json` (Perfetto, chrome://tracing) of ranks 0 to 63 unless --timeline-ranks says otherwise (a viewer loads the file whole)")
 	fs.StringVar(&s.paraver, "paraver", "", "write a Paraver trace of every rank (unless --timeline-ranks says otherwise): `PREFIX`.prv, PREFIX.pcf and PREFIX.row")
 	fs.StringVar(&s.ranks, "timeline-ranks", "", "`ranks` the timelines show, such as 0-15,32 (default: the first 64 in --timeline, every rank in --paraver)")
-	fs.StringVar(&s.window, "timeline-window", "", "time window `T0:T1` in ns the timelines show (either side may be empty)")
+	fs.StringVar(&s.window, "timeline-window", "", "time window `T0:T1` the timelines show, in ns unless a unit is given (1.5us:2ms; either side may be empty)")
 }
 
 // options asks the engine for what the outputs need: the breakdown only

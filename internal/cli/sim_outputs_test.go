@@ -250,6 +250,14 @@ func TestSimTimelines(t *testing.T) {
 	if !bytes.HasPrefix(prv, []byte("#Paraver (01/01/70 at 00:00):9100_ns:2(1,1):1:2(1:1,1:2)\n")) {
 		t.Errorf(".prv header: %q", strings.SplitN(string(prv), "\n", 2)[0])
 	}
+	// The window takes units and decimals, as every time gopsim takes.
+	js2 := filepath.Join(dir, "t2.json")
+	if code, _, errOut := run("sim", "--timeline", js2, "--timeline-ranks", "0,2", "--timeline-window", ":5.9995us", f); code != ExitOK {
+		t.Fatalf("--timeline-window :5.9995us: exit %d: %s", code, errOut)
+	}
+	if data2, _ := os.ReadFile(js2); !bytes.Equal(data2, data) {
+		t.Errorf("--timeline-window :5.9995us gives another timeline than :6000")
+	}
 
 	for _, tc := range []struct {
 		args []string
