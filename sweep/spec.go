@@ -619,6 +619,9 @@ func (s *Spec) readNoise(f field, name string, given map[noise.Settings]pos) err
 			if d == nil || !isNoiseDim(d) {
 				return specErr(name, nf.keyPos, "noise: unknown key %q (keys: trace, cosched, dist, alpha, %s)", nf.key, noiseDimNames())
 			}
+			if err := unitValues(d, x, name); err != nil {
+				return err
+			}
 			if x.kind != kNumber {
 				return specErr(name, x.pos, "noise: %s: expected a number, found %s", nf.key, x.kind)
 			}
