@@ -91,7 +91,7 @@ func sweepPlotFlags(o *sweep.PlotOptions, out *string) *flag.FlagSet {
 	fs.StringVar(&o.X, "x", "", "`column` on the x axis, a swept parameter such as L_ns (required)")
 	fs.StringVar(&o.Series, "series", "", "`column` with one line per value, e.g. S_bytes")
 	fs.StringVar(&o.Y, "y", "max_time_ns", "`column` on the y axis")
-	fs.Var(whereFlags(o.Where), "where", "keep rows with `COLUMN=VALUE` (repeatable); every other swept parameter must be fixed")
+	fs.Var(whereFlags(o.Where), "where", "keep rows with `COLUMN=VALUE` (repeatable; the value in the column's unit or with its own: S_bytes=64KiB, L_ns=1.5us); every other swept parameter must be fixed")
 	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
 	fs.StringVar(&o.Title, "title", "", "plot title (default: Y against X)")
