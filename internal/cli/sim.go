@@ -240,6 +240,9 @@ func Sim(o SimOptions, w io.Writer) error {
 	if err := o.Outputs.checkNotInputs(o.Input, o.ParamsFile, o.Noise.traceFile); err != nil {
 		return usageMistake(err)
 	}
+	if err := o.Model.checkAll(&o); err != nil {
+		return usageMistake(err)
+	}
 	if err := o.Memory.check(); err != nil {
 		return err
 	}

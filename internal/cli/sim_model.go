@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/gopsim/gopsim/sim"
@@ -49,6 +50,31 @@ func (m *simModel) title() string { return m.model.Title() }
 // params returns the parameters the model runs with (its defaults filled
 // in), which results echo.
 func (m *simModel) params(p sim.Params) sim.Params { return p.ModelParams(m.model) }
+
+// checkAll refuses, under --model all, the flags of what a single run
+// reports beyond its finishing times (o's outputs, --timing, --hottest):
+// the one row per model has no room for them, so they would have no
+// effect.
+func (m *simModel) checkAll(o *SimOptions) error {
+	if !m.all {
+		return nil
+	}
+	var unused []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--breakdown", o.Outputs.breakdown}, {"--critical-path", o.Outputs.critical}, {"--timeline", o.Outputs.chrome != ""},
+		{"--paraver", o.Outputs.paraver != ""}, {"--timeline-ranks", o.Outputs.ranks != ""}, {"--timeline-window", o.Outputs.window != ""},
+		{"--timing", o.Timing}, {"--hottest", o.Network.given("hottest")}} {
+		if f.set {
+			unused = append(unused, f.name)
+		}
+	}
+	if len(unused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: --model all prints one row per model (its maximum and mean finishing times and events) and no more; run one --model for them", strings.Join(unused, ", "))
+}
 
 // options sets the model of a run.
 func (m *simModel) options(opt *sim.Options) { opt.Model = m.model }

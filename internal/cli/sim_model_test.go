@@ -147,3 +147,35 @@ func TestSimModelFlag(t *testing.T) {
 		t.Errorf("text output does not name the model and its parameters:\n%s", out)
 	}
 }
+
+// TestSimModelAllRefusesOutputs: --model all prints one row per model; the
+// flags of what a single run reports beyond its finishing times would
+// have no effect, and are refused before the schedule is read.
+func TestSimModelAllRefusesOutputs(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "pp.goal", pingpong)
+	tl := filepath.Join(dir, "t.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"breakdown", []string{"--breakdown"}, "--breakdown"},
+		{"critical path", []string{"--critical-path"}, "--critical-path"},
+		{"timeline", []string{"--timeline", tl}, "--timeline"},
+		{"paraver", []string{"--paraver", filepath.Join(dir, "p")}, "--paraver"},
+		{"timing", []string{"--json", "--timing"}, "--timing"},
+		{"hottest", []string{"--network-type", "flow", "--topology", "torus:2", "--hottest", "3"}, "--hottest"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"sim", "--model", "all"}, tc.args...), in)
+			code, _, errOut := run(args...)
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "--model all") {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d naming %s and --model all", tc.args, code, errOut, ExitUsage, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(tl); err == nil {
+		t.Errorf("--model all wrote %s", tl)
+	}
+}
