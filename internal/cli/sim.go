@@ -276,7 +276,11 @@ func Sim(o SimOptions, w io.Writer) error {
 	}
 	o.Model.options(&opt)
 	if o.Model.all {
-		return o.Model.runAll(p, opt, o.JSON, newRunInput(name, format.String(), p), o.ParamsFile, w)
+		rep := modelsReport{runInput: newRunInput(name, format.String(), p), ParamsFile: o.ParamsFile, Network: o.Network.config(opt.Network)}
+		if c := o.Noise.config(opt.Noise); c != nil {
+			rep.Noise = &modelsNoise{c}
+		}
+		return o.Model.runAll(p, opt, o.JSON, rep, w)
 	}
 	bar := progress.NewWith(o.Log, int64(p.NumOps()), "ops", popt)
 	stop := func() {}
