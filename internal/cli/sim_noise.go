@@ -252,7 +252,12 @@ func (c *noiseConfigReport) text(w io.Writer) {
 		src = append(src, fmt.Sprintf("periodic %d ns every %d ns", c.PeriodLengthNs, c.PeriodNs))
 	}
 	if c.Dist != "" {
-		src = append(src, fmt.Sprintf("random %s detours of mean %.0f ns every %.0f ns", c.Dist, c.MeanLengthNs, c.MeanIntervalNs))
+		shape := ""
+		if c.Dist == "pareto" {
+			shape = fmt.Sprintf(" (alpha %g)", c.Alpha)
+		}
+		src = append(src, fmt.Sprintf("random %s detours%s of mean %s ns every %s ns", c.Dist, shape,
+			strconv.FormatFloat(c.MeanLengthNs, 'f', -1, 64), strconv.FormatFloat(c.MeanIntervalNs, 'f', -1, 64)))
 	}
 	if c.StragglerFactor > 0 {
 		s := fmt.Sprintf("stragglers x%g", c.StragglerFactor)
