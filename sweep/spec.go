@@ -721,6 +721,15 @@ func specNoiseKey(st noise.Settings) string {
 	return ""
 }
 
+// ParamsPath is the parameter file's path (params = "FILE") resolved
+// against the spec's directory, "" without one.
+func (s *Spec) ParamsPath() string {
+	if s.ParamsFile == "" {
+		return ""
+	}
+	return s.resolve(s.ParamsFile)
+}
+
 // NoiseTracePath is the noise trace's path resolved against the spec's
 // directory, "" without one.
 func (s *Spec) NoiseTracePath() string {

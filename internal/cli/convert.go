@@ -271,6 +271,10 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "convert", err)
 		return ExitUsage
 	}
+	if err := checkNotTraceInput("OUT", pos[1], pos[0], o.LibraryCostsFile); err != nil {
+		printErr(stderr, "convert", err)
+		return ExitUsage
+	}
 	if err := ConvertWith(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "convert", err)
 		return ExitError
@@ -282,6 +286,16 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 // name selects (goal.FormatForPath). Progress and the summary go to log.
 func Convert(in, out string, log io.Writer) error {
 	return ConvertWith(in, out, ConvertOptions{}, log)
+}
+
+// checkNotTraceInput is checkNotInput for the output out of a command
+// that reads the trace or schedule in and the parameter file
+// libraryCosts ("" or "none": none).
+func checkNotTraceInput(flagName, out, in, libraryCosts string) error {
+	if libraryCosts == "none" {
+		libraryCosts = ""
+	}
+	return checkNotInput(flagName, out, in, libraryCosts)
 }
 
 // DetectFormat tells the format of a convert input (see

@@ -140,6 +140,10 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "extrapolate", err)
 		return ExitUsage
 	}
+	if err := checkNotTraceInput("OUT", pos[1], pos[0], o.Convert.LibraryCostsFile); err != nil {
+		printErr(stderr, "extrapolate", err)
+		return ExitUsage
+	}
 	if err := Extrapolate(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "extrapolate", err)
 		if errors.Is(err, extrapolation.ErrOptions) {
