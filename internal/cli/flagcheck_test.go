@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -138,6 +140,18 @@ func TestComputeScaleZero(t *testing.T) {
 			hasCalc := regexp.MustCompile(` calc [1-9]`).Match(data)
 			if (m[1] != "0") != tc.compute || hasCalc != tc.compute {
 				t.Errorf("--compute-scale %s: %s ns of computation, calc ops of some time %v; want computation %v", tc.scale, m[1], hasCalc, tc.compute)
+			}
+			// validate echoes the scale it converted with, 0 too.
+			code, out, e := run("validate", "--json", "--compute-scale", tc.scale, in)
+			var rep validateReport
+			if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
+				t.Fatalf("validate: exit %d: %s", code, e)
+			}
+			if want, _ := strconv.ParseFloat(tc.scale, 64); rep.Convert.ComputeScale != want {
+				t.Errorf("validate --compute-scale %s echoes compute_scale %g", tc.scale, rep.Convert.ComputeScale)
+			}
+			if _, text, _ := run("validate", "--compute-scale", tc.scale, in); !strings.Contains(text, "compute scale "+tc.scale+",") {
+				t.Errorf("validate --compute-scale %s: text lacks \"compute scale %s\":\n%s", tc.scale, tc.scale, text)
 			}
 		})
 	}

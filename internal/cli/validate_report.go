@@ -76,8 +76,8 @@ func newValidateReport(o ValidateOptions, from string, res *validation.Result) *
 	t := o.Convert.Trace
 	c := validateConvertReport{CollAlgo: map[string]string{}, CollRules: res.Stats.CollRules, LibraryCostsNs: res.Stats.LibraryNs,
 		ComputeScale: t.ComputeScale, Unsupported: t.Unsupported, ReduceCostNsPerByte: t.ReduceNsPerByte}
-	if c.ComputeScale == 0 {
-		c.ComputeScale = 1
+	if c.ComputeScale == 0 && !t.NoCompute {
+		c.ComputeScale = 1 // options built without the flag
 	}
 	if c.Unsupported == "" {
 		c.Unsupported = "error"
