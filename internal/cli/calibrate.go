@@ -451,7 +451,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		return err
 	}
 	d := eff.Delay.Nanoseconds()
-	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, Launches: eff.Launches, DelayNs: &d, Sleep: eff.Sleep}
+	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, Launches: eff.Launches, DelayNs: &d, Sleep: eff.Sleep, LocateReps: o.LocateReps}
 	return fitAndWrite(tab, src, o.Fit, lib, o.Output, o.Plot, stdout, stderr)
 }
 
