@@ -31,6 +31,11 @@ type Options struct {
 	From, To int64
 	// Input names the schedule, for the files' metadata.
 	Input string
+	// Model, Noise and Network say, for the files' metadata, what shaped
+	// the run beyond the LogGOPS parameters: the model and its own
+	// parameters ("alphabeta: alpha=5500 ns, beta=6 ns/byte"), the noise,
+	// the congestion network; "" for none.
+	Model, Noise, Network string
 	// TempDir is where WritePRV sorts the .prv body (a scratch file,
 	// removed at once); "" is os.TempDir().
 	TempDir string
@@ -157,7 +162,8 @@ type view struct {
 	to     int64 // inclusive; MaxInt64 without a bound
 	nc, nn int
 	input  string
-	read   int // records read since the record pages were last given back
+	setup  [3][2]string // model, noise and network: key and Options' text
+	read   int          // records read since the record pages were last given back
 }
 
 // releaseEvery is how many records a writer reads between two calls of
@@ -188,7 +194,8 @@ func newView(p *sim.Program, res *sim.Result, opt Options, all bool) (*view, err
 		return nil, fmt.Errorf("timeline: window [%d, %d] ns is not a time window", opt.From, opt.To)
 	}
 	v := &view{p: p, res: res, costs: sim.NewCosts(res.Params), from: opt.From, to: opt.To,
-		nc: p.NumCPUs, nn: p.NumNICs, input: opt.Input}
+		nc: p.NumCPUs, nn: p.NumNICs, input: opt.Input,
+		setup: [3][2]string{{"model", opt.Model}, {"noise", opt.Noise}, {"network", opt.Network}}}
 	if v.to == 0 {
 		v.to = 1<<63 - 1
 	}

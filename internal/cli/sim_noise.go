@@ -244,6 +244,11 @@ func (c *noiseConfigReport) text(w io.Writer) {
 	if c == nil {
 		return
 	}
+	fmt.Fprintf(w, "noise:      %s\n", c.describe())
+}
+
+// describe says what the noise is: its sources and the seed.
+func (c *noiseConfigReport) describe() string {
 	var src []string
 	if c.Trace != "" {
 		src = append(src, fmt.Sprintf("trace %s (%d detours over %d ns)", c.Trace, c.TraceDetours, c.TracePeriodNs))
@@ -273,5 +278,5 @@ func (c *noiseConfigReport) text(w io.Writer) {
 	if c.Cosched {
 		co = ", co-scheduled"
 	}
-	fmt.Fprintf(w, "noise:      %s (seed %d%s)\n", strings.Join(src, "; "), c.Seed, co)
+	return fmt.Sprintf("%s (seed %d%s)", strings.Join(src, "; "), c.Seed, co)
 }

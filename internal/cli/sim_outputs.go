@@ -183,10 +183,11 @@ type simResults struct {
 	files     []string // lines naming the timeline files written, for the text form
 }
 
-// results computes the outputs of run res of p, read from input (for the
-// timelines' metadata; "" for the embedded example); tempDir is where the
-// Paraver trace is sorted ("" for the system's temporary directory).
-func (s *simOutputs) results(p *sim.Program, res *sim.Result, input, tempDir string) (*simResults, error) {
+// results computes the outputs of run res of p; base holds the
+// timelines' metadata (the input, "" for the embedded example; the model,
+// noise and network) and where the Paraver trace is sorted (TempDir, ""
+// for the system's temporary directory).
+func (s *simOutputs) results(p *sim.Program, res *sim.Result, base timeline.Options) (*simResults, error) {
 	r := &simResults{showBD: s.breakdown}
 	if res.Breakdown != nil {
 		r.breakdown = newBreakdownReport(res, p.NumCPUs, s.breakdown)
@@ -204,7 +205,7 @@ func (s *simOutputs) results(p *sim.Program, res *sim.Result, input, tempDir str
 		}
 		return r, nil
 	}
-	opt := timeline.Options{TempDir: tempDir, Input: input}
+	opt := base
 	if s.ranks != "" {
 		ranks, err := timeline.ParseRanks(s.ranks)
 		if err != nil {
