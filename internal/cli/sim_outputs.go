@@ -53,6 +53,11 @@ func (s *simOutputs) options(opt *sim.Options, numRanks int) error {
 	}
 	opt.Record = true
 	opt.PathOnly = s.pathOnly()
+	if s.window != "" && (s.chrome != "" || s.paraver != "") {
+		if _, _, err := timeline.ParseWindow(s.window); err != nil { // checked before the run, as the ranks are
+			return fmt.Errorf("--timeline-window: %w", err)
+		}
+	}
 	var ranks []int
 	if s.ranks != "" && (s.chrome != "" || s.paraver != "") {
 		// Checked before the run, not after it.

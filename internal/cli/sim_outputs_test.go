@@ -273,6 +273,12 @@ func TestSimTimelines(t *testing.T) {
 		}
 	}
 
+	// A bad window is refused before the run: here one that would end stuck.
+	stuck := writeFile(t, dir, "stuck.goal", "num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 0\n}\nrank 1 {\n}\n")
+	if code, _, errOut := run("sim", "--timeline", filepath.Join(dir, "stuck.json"), "--timeline-window", "9:3", stuck); code != ExitError || !strings.Contains(errOut, "--timeline-window") {
+		t.Errorf("bad window on a stuck schedule: exit %d, %q; want the window's error", code, errOut)
+	}
+
 	// The window takes units and decimals, as every time gopsim takes.
 	js2 := filepath.Join(dir, "t2.json")
 	if code, _, errOut := run("sim", "--timeline", js2, "--timeline-ranks", "0,2", "--timeline-window", ":5.9995us", f); code != ExitOK {
