@@ -95,6 +95,8 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		{"extrapolate library-costs on a schedule", []string{"extrapolate", "--factor", "2", "--library-costs", lib, sched, out("x.goal")}, ExitUsage, "--library-costs applies to a trace converted to GOAL; the input is a GOAL schedule"},
 		{"extrapolate library-costs without a section", []string{"extrapolate", "--factor", "2", "--library-costs", nolib, liballprof, out("x.goal")}, ExitError, nolib + " has no \"library\" section, so --library-costs would charge nothing"},
 		{"extrapolate library-costs", []string{"extrapolate", "--factor", "2", "--library-costs", lib, liballprof, out("x.goal")}, ExitOK, ""},
+		{"extrapolate no-grid on a schedule", []string{"extrapolate", "--factor", "2", "--no-grid", sched, out("e.goal")}, ExitUsage, "--no-grid applies to a trace input"},
+		{"extrapolate no-grid on a trace", []string{"extrapolate", "--factor", "2", "--no-grid", liballprof, out("e.goal")}, ExitOK, ""},
 		{"extrapolate compute-scale on a schedule", []string{"extrapolate", "--factor", "2", "--compute-scale", "2", sched, out("e.goal")}, ExitUsage, "--compute-scale applies to a trace input"},
 		{"validate compute-scale NaN", []string{"validate", "--compute-scale", "NaN", liballprof}, ExitUsage, "--compute-scale NaN"},
 		{"validate timemult on a gopsim trace", []string{"validate", "--timemult", "2", "../../trace/testdata/irregular"}, ExitUsage, "--timemult applies to liballprof traces"},
