@@ -158,8 +158,11 @@ type FitReport struct {
 	// Statistic is what was fitted of each round's repetitions: "mean"
 	// (FitOptions.Mean) or "quantile", Quantile (FitOptions.Quantile).
 	// Every q_ns below is that statistic.
-	Statistic string     `json:"statistic"`
-	Quantile  float64    `json:"quantile,omitempty"`
+	Statistic string  `json:"statistic"`
+	Quantile  float64 `json:"quantile,omitempty"`
+	// MaxRanges is the most size ranges the fit could find
+	// (FitOptions.MaxRanges; 1: no change detection).
+	MaxRanges int        `json:"max_ranges,omitempty"`
 	Ranges    []RangeFit `json:"ranges"`
 	Changes   []Change   `json:"changes"`
 	Points    []PointFit `json:"points"`
@@ -468,7 +471,7 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		pf.Source.Sizes = append(pf.Source.Sizes, p.size)
 	}
 	pf.Fit.Method = "PRTT(n,d,s), LogGP (Hoefler, Lichei, Rehm 2007); binary segmentation of weighted least-squares lines over s-1; per range non-negative least squares (Lawson-Hanson) of the three series, the half round trip first"
-	pf.Fit.Quantile, pf.Fit.Statistic = opt.Quantile, opt.statistic().name()
+	pf.Fit.Quantile, pf.Fit.Statistic, pf.Fit.MaxRanges = opt.Quantile, opt.statistic().name(), opt.MaxRanges
 	pf.Warnings = append(pf.Warnings, missingSeries(pts)...)
 	mpts, err := medianPoints(t, opt, pts)
 	if err != nil {

@@ -93,8 +93,11 @@ type Source struct {
 	// PRTT(1,0,s).
 	DelayNs *int64 `json:"delay_ns,omitempty"`
 	// Sleep is true when the prober slept through the delays.
-	Sleep bool    `json:"sleep,omitempty"`
-	Sizes []int64 `json:"sizes_bytes"`
+	Sleep bool `json:"sleep,omitempty"`
+	// LocateReps is the number of PRTT(1,0,s) rounds per size with which
+	// S was located to the byte after the sweep (LocateS); 0: it was not.
+	LocateReps int     `json:"locate_reps,omitempty"`
+	Sizes      []int64 `json:"sizes_bytes"`
 }
 
 // Write writes the parameter file as indented JSON.

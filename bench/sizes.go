@@ -3,9 +3,12 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gopsim/gopsim/sim"
 )
 
 // ErrSizes is wrapped by every error of ParseSizes.
@@ -89,19 +92,26 @@ func parseSizeItem(item string, out *[]int64) error {
 // parseSize reads a size in bytes with an optional k or m suffix.
 func parseSize(s string) (int64, error) {
 	s = strings.TrimSpace(s)
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(s, "k") || strings.HasSuffix(s, "K"):
-		mult, s = 1<<10, s[:len(s)-1]
-	case strings.HasSuffix(s, "m") || strings.HasSuffix(s, "M"):
-		mult, s = 1<<20, s[:len(s)-1]
+	var v int64
+	if n := len(s); n > 0 && strings.ContainsRune("kKmM", rune(s[n-1])) {
+		// The shorthand k (KiB) and m (MiB).
+		mult := 1.0 * (1 << 10)
+		if s[n-1] == 'm' || s[n-1] == 'M' {
+			mult = 1 << 20
+		}
+		x, err := strconv.ParseFloat(s[:n-1], 64)
+		if err != nil || x*mult != math.Trunc(x*mult) || !(x*mult <= MaxSizeBytes) {
+			return 0, fmt.Errorf("%q is not a size in bytes (1 to %d, or with a unit: 64k, 64KiB, 1.5MiB)", s, int64(MaxSizeBytes))
+		}
+		v = int64(x * mult)
+	} else {
+		var err error
+		if v, err = sim.ParseBytes(s); err != nil {
+			return 0, fmt.Errorf("%q is not a size in bytes: %v", s, err)
+		}
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a size in bytes", s)
+	if v < 1 || v > MaxSizeBytes {
+		return 0, fmt.Errorf("%d bytes outside 1..%d", v, int64(MaxSizeBytes))
 	}
-	if v < 1 || v > MaxSizeBytes/mult {
-		return 0, fmt.Errorf("%d bytes outside 1..%d", v*mult, MaxSizeBytes)
-	}
-	return v * mult, nil
+	return v, nil
 }

@@ -112,6 +112,11 @@ func TestParseSizes(t *testing.T) {
 		{"1:1000:*10", []int64{1, 10, 100, 1000}},
 		{"1:64:*4,12288,12289", []int64{1, 4, 16, 64, 12288, 12289}},
 		{"5:5:1", []int64{5}},
+		// Sizes with units, as everywhere a size is typed.
+		{"64KiB,1.5KiB,4MiB,1kB", []int64{1000, 1536, 65536, 4 << 20}},
+		{"1KiB:4KiB:1KiB", []int64{1024, 2048, 3072, 4096}},
+		{"1.5k", []int64{1536}},
+		{"8B:32B:*2", []int64{8, 16, 32}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -124,7 +129,7 @@ func TestParseSizes(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "0", "-1", "x", "1,,2", "4:1:1", "1:4", "1:4:*1", "1:4:0", "2g", "1:2000000000:1", "1025m"} {
+	for _, bad := range []string{"", "0", "-1", "x", "1,,2", "4:1:1", "1:4", "1:4:*1", "1:4:0", "2g", "1:2000000000:1", "1025m", "1.5B", "2TiB", "1xB"} {
 		t.Run("bad "+bad, func(t *testing.T) {
 			if _, err := ParseSizes(bad); !errors.Is(err, ErrSizes) {
 				t.Errorf("ParseSizes(%q) = %v, want ErrSizes", bad, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,7 +27,8 @@ type PlotOptions struct {
 	Series string // column whose values make one line each; "" for one line
 	Y      string // column on the y axis; "" means max_time_ns
 	// Where keeps the rows whose column has the value, e.g. "S_bytes" →
-	// "65535", as written in the CSV.
+	// "65535": the same number (in the column's unit; a dimension's
+	// value may have a unit, "64KiB"), or for text the same text.
 	Where      map[string]string
 	LogX, LogY bool
 	Title      string // "" means "Y against X"
@@ -85,13 +87,15 @@ func Plot(w io.Writer, results io.Reader, name string, opt PlotOptions) error {
 			return err
 		}
 	}
-	wheres := map[int]string{}
-	for c, v := range opt.Where {
+	wheres := map[int]func(string) bool{}
+	for _, c := range slices.Sorted(maps.Keys(opt.Where)) {
 		i, err := need(c, "a filter")
 		if err != nil {
 			return err
 		}
-		wheres[i] = v
+		if wheres[i], err = whereMatch(c, opt.Where[c]); err != nil {
+			return err
+		}
 	}
 	var rows [][]string
 	for k, rec := range recs[1:] {
@@ -99,15 +103,15 @@ func Plot(w io.Writer, results io.Reader, name string, opt PlotOptions) error {
 			return fmt.Errorf("%s:%d: %d fields, the header has %d", name, k+2, len(rec), len(header))
 		}
 		keep := true
-		for i, v := range wheres {
-			keep = keep && rec[i] == v
+		for i, match := range wheres {
+			keep = keep && match(rec[i])
 		}
 		if keep {
 			rows = append(rows, rec)
 		}
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("%s: no rows to plot", name)
+		return noRows(name, header, recs[1:], wheres, opt.Where)
 	}
 	// Every other parameter must be fixed.
 	skip := map[string]bool{"point": true, opt.X: true, opt.Y: true, opt.Series: true}
@@ -223,6 +227,69 @@ func PlotFile(out, results string, opt PlotOptions) error {
 
 // sortNumeric sorts numbers written as text by value (text that is not a
 // number goes last, in byte order).
+// whereMatch returns what says whether a cell of column c has the value v
+// given to --where: the same number when v is one, in the column's unit
+// (a dimension's value may have a unit, "4KiB" for S_bytes, "1.5us" for
+// L_ns; and the CSV writes 1.5e+06 where a person types 1500000), else
+// the same text.
+func whereMatch(c, v string) (func(string) bool, error) {
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		d := DimByName(c)
+		if d == nil {
+			return func(cell string) bool { return cell == v }, nil
+		}
+		var ok bool
+		if x, ok, err = d.parse(v); !ok {
+			return func(cell string) bool { return cell == v }, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--where %s=%s: %w", c, v, err)
+		}
+	}
+	return func(cell string) bool {
+		y, err := strconv.ParseFloat(cell, 64)
+		return err == nil && y == x
+	}, nil
+}
+
+// noRows is the error of filters (wheres, given as where) that no row of
+// recs passes: it names the first filter that no row passes alone, with
+// the values its column has.
+func noRows(name string, header []string, recs [][]string, wheres map[int]func(string) bool, where map[string]string) error {
+	if len(recs) == 0 {
+		return fmt.Errorf("%s: no rows to plot: the file has only its header", name)
+	}
+	for _, c := range slices.Sorted(maps.Keys(where)) {
+		i := slices.Index(header, c)
+		vals := map[string]bool{}
+		found := false
+		for _, rec := range recs {
+			vals[rec[i]] = true
+			found = found || wheres[i](rec[i])
+		}
+		if !found {
+			list := slices.Collect(maps.Keys(vals))
+			sortNumeric(list)
+			more := ""
+			if len(list) > 8 {
+				list, more = list[:8], ", ..."
+			}
+			return fmt.Errorf("%s: no row has %s=%s (its values: %s%s)", name, c, where[c], strings.Join(list, ", "), more)
+		}
+	}
+	return fmt.Errorf("%s: no rows to plot: no row has all of %s", name, whereList(where))
+}
+
+// whereList writes the filters as flags: "--where a=1 --where b=2".
+func whereList(where map[string]string) string {
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(where)) {
+		parts = append(parts, "--where "+c+"="+where[c])
+	}
+	return strings.Join(parts, " ")
+}
+
 func sortNumeric(s []string) {
 	slices.SortFunc(s, func(a, b string) int {
 		x, ex := strconv.ParseFloat(a, 64)

@@ -22,7 +22,17 @@ func TestPlot(t *testing.T) {
 		{"png", PlotOptions{X: "o_ns", Series: "G_ns_per_byte", Where: map[string]string{"L_ns": "4000"}, LogY: true, Y: "events"}, "", nil},
 		{"other dimension varies", PlotOptions{X: "L_ns", Series: "o_ns"}, "G_ns_per_byte takes 2 values among the rows (1, 6): fix it with --where G_ns_per_byte=VALUE", nil},
 		{"unknown column", PlotOptions{X: "latency"}, `no column "latency" for x`, nil},
-		{"no rows", PlotOptions{X: "L_ns", Where: map[string]string{"o_ns": "1"}}, "no rows to plot", nil},
+		{"no rows", PlotOptions{X: "L_ns", Where: map[string]string{"o_ns": "1"}}, "no row has o_ns=1 (its values: 500, 1500)", nil},
+		// --where compares numbers, in the column's unit: what a person
+		// types, with units or other spellings, picks the rows the CSV
+		// writes its way.
+		{"where with units", PlotOptions{X: "L_ns", Series: "G_ns_per_byte", Where: map[string]string{"o_ns": "1.5us"}, Format: "svg"},
+			"", []string{"G_ns_per_byte=1", "G_ns_per_byte=6"}},
+		{"where spelt otherwise", PlotOptions{X: "L_ns", Series: "G_ns_per_byte", Where: map[string]string{"o_ns": "1.5e3"}, Format: "svg"},
+			"", []string{"G_ns_per_byte=1", "G_ns_per_byte=6"}},
+		{"where as a bandwidth", PlotOptions{X: "L_ns", Series: "o_ns", Where: map[string]string{"G_ns_per_byte": "1GB/s"}, Format: "svg"},
+			"", []string{"o_ns=500", "o_ns=1500"}},
+		{"where bad unit", PlotOptions{X: "L_ns", Where: map[string]string{"o_ns": "1.5 parsecs"}}, "--where o_ns=1.5 parsecs", nil},
 		{"format", PlotOptions{X: "L_ns", Format: "gif"}, `format "gif"`, nil},
 	}
 	for _, tc := range tests {

@@ -619,6 +619,9 @@ func (s *Spec) readNoise(f field, name string, given map[noise.Settings]pos) err
 			if d == nil || !isNoiseDim(d) {
 				return specErr(name, nf.keyPos, "noise: unknown key %q (keys: trace, cosched, dist, alpha, %s)", nf.key, noiseDimNames())
 			}
+			if err := unitValues(d, x, name); err != nil {
+				return err
+			}
 			if x.kind != kNumber {
 				return specErr(name, x.pos, "noise: %s: expected a number, found %s", nf.key, x.kind)
 			}
@@ -716,6 +719,15 @@ func specNoiseKey(st noise.Settings) string {
 		}
 	}
 	return ""
+}
+
+// ParamsPath is the parameter file's path (params = "FILE") resolved
+// against the spec's directory, "" without one.
+func (s *Spec) ParamsPath() string {
+	if s.ParamsFile == "" {
+		return ""
+	}
+	return s.resolve(s.ParamsFile)
 }
 
 // NoiseTracePath is the noise trace's path resolved against the spec's

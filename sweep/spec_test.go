@@ -150,6 +150,13 @@ func TestGridExpansion(t *testing.T) {
 			},
 		},
 		{
+			name: "noise table with units",
+			toml: "input = \"a.goal\"\n[noise]\nnoise_period_ns = \"1ms\"\nnoise_period_length_ns = \"25us\"\nnoise_length_ns = \"1.5us\"\nnoise_interval_ns = \"0.2ms\"\n[grid]\nnoise_seed = [1]\n",
+			json: `{"input": "a.goal", "noise": {"noise_period_ns": "1ms", "noise_period_length_ns": "25us", "noise_length_ns": "1.5us", "noise_interval_ns": "0.2ms"}, "grid": {"noise_seed": [1]}}`,
+			dims: []string{"noise_period_ns", "noise_period_length_ns", "noise_interval_ns", "noise_length_ns"},
+			want: []string{"noise_period_ns=1000000 noise_period_length_ns=25000 noise_interval_ns=200000 noise_length_ns=1500"},
+		},
+		{
 			name: "base parameters with ranges",
 			toml: "input = \"a.goal\"\n[params]\nG_ns_per_byte = 2\n[[params.ranges]]\nmin_bytes = 0\nmax_bytes = 100\nL_ns = 1\no_ns = 2\ng_ns = 3\nG_ns_per_byte = 4\nO_ns_per_byte = 5\n[grid]\nL_ns = [10]\n",
 			json: `{"input": "a.goal", "params": {"G_ns_per_byte": 2, "ranges": [{"min_bytes": 0, "max_bytes": 100, "L_ns": 1, "o_ns": 2, "g_ns": 3, "G_ns_per_byte": 4, "O_ns_per_byte": 5}]}, "grid": {"L_ns": [10]}}`,

@@ -22,8 +22,8 @@ import (
 // decimals); their args give the op (label and index), bytes, peer and
 // tag. A message is a flow: ph "s" on the sender's o_send slice and ph
 // "f" with "bp": "e" on the receiver's o_recv slice, with the send's
-// global op index as id. otherData echoes the parameters, the input and
-// the bounds.
+// global op index as id. otherData echoes the parameters, the input, the
+// model, noise and network when Options give them, and the bounds.
 //
 // Events are written rank by rank as they are found, through a buffer:
 // memory does not grow with the run.
@@ -184,7 +184,8 @@ func (c *chromeWriter) flowEvent(ph byte, rank int, s slice) {
 	c.buf = append(c.buf, '}')
 }
 
-// otherData echoes the parameters, the input and the bounds.
+// otherData echoes the parameters, the input, the model, noise and
+// network (Options) and the bounds.
 func (c *chromeWriter) otherData() {
 	v := c.v
 	pr := v.res.Params
@@ -219,6 +220,14 @@ func (c *chromeWriter) otherData() {
 	if len(pr.Ranges) > 0 {
 		c.buf = append(c.buf, `, "params": `...)
 		c.buf = appendString(c.buf, pr.String())
+	}
+	for _, kv := range v.setup {
+		if kv[1] != "" {
+			c.buf = append(c.buf, `, "`...)
+			c.buf = append(c.buf, kv[0]...)
+			c.buf = append(c.buf, `": `...)
+			c.buf = appendString(c.buf, kv[1])
+		}
 	}
 	c.buf = append(c.buf, `, "ranks": `...)
 	c.buf = appendString(c.buf, rankList(v.ranks))

@@ -65,8 +65,9 @@ type prvRec struct {
 //	#Paraver (01/01/70 at 00:00):FTIME_ns:K(C,...,C):1:K(C:1,...,C:K)
 //
 // followed by one comment line (Paraver skips body lines that start with
-// '#') that echoes the run: "# gopsim: input NAME; params ...; ranks
-// 0-15,32; window 0..end ns".
+// '#') that echoes the run: "# gopsim: input NAME; params ...; model
+// ...; noise ...; network ...; ranks 0-15,32; window 0..end ns" (model,
+// noise and network when Options give them).
 //
 // with the fixed date ParaverDate, FTIME the run's maximum finishing time,
 // and K nodes of C CPUs (C the CPUs per rank), one per shown rank, running
@@ -207,6 +208,14 @@ func (v *view) prvComment() []byte {
 	}
 	b = append(b, "params "...)
 	b = append(b, v.res.Params.String()...)
+	for _, kv := range v.setup {
+		if kv[1] != "" {
+			b = append(b, "; "...)
+			b = append(b, kv[0]...)
+			b = append(b, ' ')
+			b = append(b, strings.ReplaceAll(kv[1], "\n", " ")...)
+		}
+	}
 	b = append(b, "; ranks "...)
 	b = append(b, rankList(v.ranks)...)
 	b = append(b, "; window "...)

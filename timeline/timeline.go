@@ -3,6 +3,7 @@ package timeline
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,11 @@ type Options struct {
 	From, To int64
 	// Input names the schedule, for the files' metadata.
 	Input string
+	// Model, Noise and Network say, for the files' metadata, what shaped
+	// the run beyond the LogGOPS parameters: the model and its own
+	// parameters ("alphabeta: alpha=5500 ns, beta=6 ns/byte"), the noise,
+	// the congestion network; "" for none.
+	Model, Noise, Network string
 	// TempDir is where WritePRV sorts the .prv body (a scratch file,
 	// removed at once); "" is os.TempDir().
 	TempDir string
@@ -108,27 +114,41 @@ func ParseRanks(s string) ([]int, error) {
 	return out, nil
 }
 
-// ParseWindow parses a time window "T0:T1" in ns; either side may be
-// empty (from 0, to the end).
+// ParseWindow parses a time window "T0:T1"; either side may be empty
+// (from 0, to the end). A time is in ns unless it has a unit, and may
+// have decimals ("1.5us:0.5ms", sim.ParseDuration); a fraction of a ns
+// widens the window to whole ns (T0 rounded down, T1 up).
 func ParseWindow(s string) (from, to int64, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
-		return 0, 0, fmt.Errorf("timeline: window %q: want T0:T1 in ns", s)
+		return 0, 0, fmt.Errorf("timeline: window %q: want T0:T1 (ns, or with a unit: 1.5us:2ms)", s)
 	}
 	if a = strings.TrimSpace(a); a != "" {
-		if from, err = strconv.ParseInt(a, 10, 64); err != nil || from < 0 {
-			return 0, 0, fmt.Errorf("timeline: window %q: %q is not a time in ns", s, a)
+		if from, err = windowTime(s, a, math.Floor); err != nil {
+			return 0, 0, err
 		}
 	}
 	if b = strings.TrimSpace(b); b != "" {
-		if to, err = strconv.ParseInt(b, 10, 64); err != nil || to <= 0 {
-			return 0, 0, fmt.Errorf("timeline: window %q: %q is not a time in ns", s, b)
+		if to, err = windowTime(s, b, math.Ceil); err != nil {
+			return 0, 0, err
+		}
+		if to <= 0 {
+			return 0, 0, fmt.Errorf("timeline: window %q: the end %q is not after time 0", s, b)
 		}
 		if to < from {
 			return 0, 0, fmt.Errorf("timeline: window %q ends before it starts", s)
 		}
 	}
 	return from, to, nil
+}
+
+// windowTime reads side t of window s in ns, rounded to whole ns by round.
+func windowTime(s, t string, round func(float64) float64) (int64, error) {
+	x, err := sim.ParseDuration(t)
+	if err != nil || x < 0 || round(x) >= math.MaxInt64 {
+		return 0, fmt.Errorf("timeline: window %q: %q is not a time (ns, or with a unit: 1.5us, 2ms)", s, t)
+	}
+	return int64(round(x)), nil
 }
 
 // view is a checked Options over one run.
@@ -142,7 +162,8 @@ type view struct {
 	to     int64 // inclusive; MaxInt64 without a bound
 	nc, nn int
 	input  string
-	read   int // records read since the record pages were last given back
+	setup  [3][2]string // model, noise and network: key and Options' text
+	read   int          // records read since the record pages were last given back
 }
 
 // releaseEvery is how many records a writer reads between two calls of
@@ -173,7 +194,8 @@ func newView(p *sim.Program, res *sim.Result, opt Options, all bool) (*view, err
 		return nil, fmt.Errorf("timeline: window [%d, %d] ns is not a time window", opt.From, opt.To)
 	}
 	v := &view{p: p, res: res, costs: sim.NewCosts(res.Params), from: opt.From, to: opt.To,
-		nc: p.NumCPUs, nn: p.NumNICs, input: opt.Input}
+		nc: p.NumCPUs, nn: p.NumNICs, input: opt.Input,
+		setup: [3][2]string{{"model", opt.Model}, {"noise", opt.Noise}, {"network", opt.Network}}}
 	if v.to == 0 {
 		v.to = 1<<63 - 1
 	}

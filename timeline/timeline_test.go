@@ -668,6 +668,15 @@ func TestParseWindow(t *testing.T) {
 		{"100", 0, 0, true},
 		{"x:1", 0, 0, true},
 		{"-1:4", 0, 0, true},
+		// Times with units and decimals, as every time gopsim takes; a
+		// fraction of a ns widens the window to whole ns.
+		{"1.5us:0.5ms", 1500, 500000, false},
+		{"2 µs:", 2000, 0, false},
+		{":1e3ns", 0, 1000, false},
+		{"0.5:2.5", 0, 3, false},
+		{"1ms:1us", 0, 0, true},
+		{"1parsec:2", 0, 0, true},
+		{"0:1e300s", 0, 0, true},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			from, to, err := timeline.ParseWindow(tc.in)
@@ -861,6 +870,45 @@ func TestStreamedMatchesMemory(t *testing.T) {
 			if len(b) == 0 || !bytes.Equal(a, b) {
 				t.Errorf("L=%g: the %s files differ (%d and %d bytes)", par.L, ext, len(a), len(b))
 			}
+		}
+	}
+}
+
+// TestSetupEchoed: the model, the noise and the network a run had
+// (Options) are echoed in both formats' metadata, beside the parameters;
+// without them the metadata names none.
+func TestSetupEchoed(t *testing.T) {
+	p, res := runPattern(t, "binomialtreebcast", pattern.Params{Ranks: 4, Size: 64}, sim.DefaultParams())
+	opt := timeline.Options{Model: "alphabeta: alpha=5500 ns, beta=6 ns/byte", Noise: "periodic 25000 ns every 1000000 ns (seed 3)",
+		Network: "flow (max-min fair, 12.5 bytes/ns per link) on torus:4"}
+	var doc struct {
+		OtherData map[string]any `json:"otherData"`
+	}
+	if err := json.Unmarshal(chrome(t, p, res, opt), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"model": opt.Model, "noise": opt.Noise, "network": opt.Network} {
+		if doc.OtherData[k] != want {
+			t.Errorf("otherData %q = %v, want %q", k, doc.OtherData[k], want)
+		}
+	}
+	var prv bytes.Buffer
+	if err := timeline.WritePRV(&prv, p, res, opt); err != nil {
+		t.Fatal(err)
+	}
+	comment := strings.SplitN(prv.String(), "\n", 3)[1]
+	for _, want := range []string{"; model " + opt.Model + ";", "; noise " + opt.Noise + ";", "; network " + opt.Network + ";"} {
+		if !strings.Contains(comment, want) {
+			t.Errorf(".prv comment lacks %q: %s", want, comment)
+		}
+	}
+	doc.OtherData = nil
+	if err := json.Unmarshal(chrome(t, p, res, timeline.Options{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"model", "noise", "network"} {
+		if v, ok := doc.OtherData[k]; ok {
+			t.Errorf("otherData %q = %v without it in the options", k, v)
 		}
 	}
 }

@@ -113,7 +113,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.StringVar(&o.Listen, "listen", "", "be the server side on `addr` (host:port; port 0 picks one, printed on stdout) and serve one peer")
 	fs.StringVar(&o.Peer, "peer", "", "measure against the server at `addr` (host:port) that `gopsim calibrate --listen` runs")
 	fs.DurationVar(&o.Wait, "wait", 0, "with --listen, give up when no peer connects within this `duration` (0: wait forever)")
-	fs.Var(sizeList{&c.Sizes}, "sizes", "message sizes in `bytes`: comma-separated sizes (k = KiB, m = MiB) or ranges START:END:STEP and START:END:*FACTOR (default: tcp and ibverbs 19 sizes from 1 to 128k, with 8192/8193, 12288/12289, 16384/16385, 65536/65537; mpi 50 sizes, the powers of 2 and their midpoints from 1 to 4m and quarter steps from 1k to 8k)")
+	fs.Var(sizeList{&c.Sizes}, "sizes", "message sizes in `bytes`: comma-separated sizes (k = KiB, m = MiB, or a unit: 64KiB, 1.5MiB) or ranges START:END:STEP and START:END:*FACTOR (default: tcp and ibverbs 19 sizes from 1 to 128k, with 8192/8193, 12288/12289, 16384/16385, 65536/65537; mpi 50 sizes, the powers of 2 and their midpoints from 1 to 4m and quarter steps from 1k to 8k)")
 	fs.IntVar(&c.Reps, "reps", 200, "timed repetitions of each round per size")
 	fs.IntVar(&c.Warmup, "warmup", 20, "untimed repetitions of each round per size and pass, first")
 	o.LocateReps = -1 // by backend, in runCalibrate
@@ -463,7 +463,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 		return err
 	}
 	d := eff.Delay.Nanoseconds()
-	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, Launches: eff.Launches, DelayNs: &d, Sleep: eff.Sleep}
+	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, Launches: eff.Launches, DelayNs: &d, Sleep: eff.Sleep, LocateReps: o.LocateReps}
 	return fitAndWrite(tab, src, o.Fit, lib, o.Output, o.Plot, stdout, stderr)
 }
 

@@ -48,7 +48,8 @@ func calibrateModelsFlags(o *CalibrateModelsOptions) *flag.FlagSet {
 	quantileFlag(fs, &o.Fit)
 	fs.StringVar(&o.Burst, "burst", "", "LogfP's burst table `file` (CSV n,d_ns,s_bytes,prtt_ns with n = 1..P): read it, or write it with --measure-burst")
 	fs.BoolVar(&o.MeasureBurst, "measure-burst", false, "measure the burst round trips PRTT(P,0,s), P = 1..--burst-max (default table file burst.csv)")
-	fs.Int64Var(&o.BurstCfg.SizeBytes, "burst-size", 8, "message size of the bursts in `bytes`")
+	o.BurstCfg.SizeBytes = 8
+	fs.Var(bytesQty(&o.BurstCfg.SizeBytes), "burst-size", "message size of the bursts in `bytes` (or with a unit: 1KiB) (default 8)")
 	fs.IntVar(&o.BurstCfg.MaxP, "burst-max", 32, "longest burst, in messages")
 	fs.IntVar(&o.BurstCfg.Reps, "burst-reps", 100, "timed repetitions per burst length")
 	fs.StringVar(&o.Backend, "backend", "tcp", "--measure-burst: `backend` tcp or mpi, as for gopsim calibrate")
@@ -83,6 +84,16 @@ Flags:
 	return fs
 }
 
+// burstNeeds: the burst flags say how --measure-burst measures.
+var burstNeeds = []flagNeed{
+	{"burst-size", []string{"measure-burst"}, "it is the message size of the bursts measured"},
+	{"burst-max", []string{"measure-burst"}, "it is the longest burst measured"},
+	{"burst-reps", []string{"measure-burst"}, "it is the repetitions of the bursts measured"},
+	{"backend", []string{"measure-burst"}, "the burst measurement is the only one calibrate models makes over a network"},
+	{"peer", []string{"measure-burst"}, "it is the server the bursts are measured against"},
+	{"mpirun", []string{"measure-burst"}, "it starts the ranks the bursts are measured between"},
+}
+
 func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 	var o CalibrateModelsOptions
 	fs := calibrateModelsFlags(&o)
@@ -103,7 +114,14 @@ func runCalibrateModels(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopsim calibrate models: "+format+"\nRun 'gopsim help calibrate' for the flags.\n", a...)
 		return ExitUsage
 	}
+	if err := needsFlags(given, burstNeeds); err != nil {
+		return usageErr("%v", err)
+	}
 	switch {
+	case o.MeasureBurst && o.Backend == "mpi" && given["peer"]:
+		return usageErr("--peer applies to --backend tcp: with --backend mpi, --mpirun starts both ends")
+	case o.MeasureBurst && o.Backend != "mpi" && given["mpirun"]:
+		return usageErr("--mpirun applies to --backend mpi; --backend tcp measures against --peer or a server on this host")
 	case o.PackBackend != "go" && o.PackBackend != "mpi":
 		return usageErr("--pack-backend %q: want go or mpi", o.PackBackend)
 	case given["pack-backend"] && !o.MeasurePack:

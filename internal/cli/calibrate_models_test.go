@@ -103,6 +103,37 @@ func TestCalibrateModelsPackBackendFlags(t *testing.T) {
 	}
 }
 
+// TestCalibrateModelsBurstFlags: the flags of --measure-burst are refused
+// without it, and its message size takes a unit.
+func TestCalibrateModelsBurstFlags(t *testing.T) {
+	dir := t.TempDir()
+	table := writeModelsPRTT(t, dir)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"burst-size alone", []string{"--burst-size", "16"}, ExitUsage, "--burst-size needs --measure-burst"},
+		{"burst-max alone", []string{"--burst-max", "4"}, ExitUsage, "--burst-max needs --measure-burst"},
+		{"burst-reps alone", []string{"--burst-reps", "4"}, ExitUsage, "--burst-reps needs --measure-burst"},
+		{"backend alone", []string{"--backend", "mpi"}, ExitUsage, "--backend needs --measure-burst"},
+		{"peer alone", []string{"--peer", "127.0.0.1:1"}, ExitUsage, "--peer needs --measure-burst"},
+		{"mpirun alone", []string{"--mpirun", "mpirun -np 2"}, ExitUsage, "--mpirun needs --measure-burst"},
+		{"peer with mpi", []string{"--measure-burst", "--backend", "mpi", "--peer", "127.0.0.1:1"}, ExitUsage, "--peer applies to --backend tcp"},
+		{"mpirun with tcp", []string{"--measure-burst", "--mpirun", "mpirun -np 2"}, ExitUsage, "--mpirun applies to --backend mpi"},
+		{"burst-size with a unit", []string{"--measure-burst", "--burst-size", "1KiB", "--peer", "127.0.0.1:1", "--burst", filepath.Join(dir, "b.csv")}, ExitError, "127.0.0.1:1"},
+		{"burst-size not whole", []string{"--measure-burst", "--burst-size", "1.5B"}, ExitUsage, "not a whole number of bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := run(append([]string{"calibrate", "models", table}, tc.args...)...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to contain %q", code, tc.code, errOut, tc.want)
+			}
+		})
+	}
+}
+
 // TestCalibrateModelsPackMPI runs `gopsim calibrate models --measure-pack
 // --pack-backend mpi` for real, under Open MPI's mpirun and as a
 // singleton; the numbers are bench's business (TestMeasurePackMPI), here

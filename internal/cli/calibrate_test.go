@@ -70,6 +70,7 @@ type paramFile struct {
 	Warn    []string
 	Source  bench.Source
 	Library *sim.LibraryCosts
+	fit     map[string]any
 }
 
 func readParamFile(t *testing.T, data []byte) paramFile {
@@ -91,7 +92,7 @@ func readParamFile(t *testing.T, data []byte) paramFile {
 	if f.Fit == nil || f.Warn == nil {
 		t.Errorf("no fit or warnings in\n%s", data)
 	}
-	return paramFile{f.L, f.O, f.G, f.S, f.Ranges, f.Warn, f.Source, f.Lib}
+	return paramFile{f.L, f.O, f.G, f.S, f.Ranges, f.Warn, f.Source, f.Lib, f.Fit}
 }
 
 func TestCalibrateFit(t *testing.T) {
@@ -139,6 +140,15 @@ func TestCalibrateFit(t *testing.T) {
 	code, out, _ = run("calibrate", "fit", table)
 	if code != ExitOK || out != string(data) {
 		t.Errorf("exit %d; stdout differs from the file:\n%s", code, out)
+	}
+
+	// The file echoes the options of the fit: the ranges allowed too.
+	if pf := readParamFile(t, data); pf.fit["max_ranges"] != 8.0 {
+		t.Errorf("fit.max_ranges %v, want the default 8", pf.fit["max_ranges"])
+	}
+	code, out, _ = run("calibrate", "fit", "--max-ranges", "1", "--quantile", "0.5", table)
+	if pf := readParamFile(t, []byte(out)); code != ExitOK || pf.fit["max_ranges"] != 1.0 || pf.fit["quantile"] != 0.5 {
+		t.Errorf("--max-ranges 1 --quantile 0.5: exit %d, fit.max_ranges %v, fit.quantile %v", code, pf.fit["max_ranges"], pf.fit["quantile"])
 	}
 }
 
@@ -340,7 +350,7 @@ func TestCalibrateLoopback(t *testing.T) {
 	dir := t.TempDir()
 	o := CalibrateOptions{Backend: "tcp", Output: filepath.Join(dir, "p.json"), Table: filepath.Join(dir, "t.csv"),
 		Plot: filepath.Join(dir, "p.svg"), ServerCommand: []string{os.Args[0], "-test.run=^TestCalibrateHelperProcess$"},
-		Config: bench.Config{Sizes: []int64{1, 1024, 8192}, Reps: 5, Warmup: 2, N: 4}}
+		Config: bench.Config{Sizes: []int64{1, 1024, 8192}, Reps: 5, Warmup: 2, N: 4}, LocateReps: 3}
 	var out, errOut bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -354,7 +364,7 @@ func TestCalibrateLoopback(t *testing.T) {
 	}
 	data, _ := os.ReadFile(o.Output)
 	pf := readParamFile(t, data)
-	if !strings.HasPrefix(pf.Source.Peer, "loopback") || pf.Source.Rows != 3*5*4 {
+	if !strings.HasPrefix(pf.Source.Peer, "loopback") || pf.Source.Rows < 3*5*4 || pf.Source.LocateReps != 3 {
 		t.Errorf("source %+v", pf.Source)
 	}
 	for _, want := range []string{"raw table " + o.Table + " (60 rows", "served 127.0.0.1:"} {

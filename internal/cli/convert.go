@@ -126,6 +126,52 @@ func shortLibrary(lib string) string {
 	return sim.LibraryName(name)
 }
 
+// convertOptionsText says, for the comments at the top of what a trace of
+// format from was converted into, the options of the conversion: the
+// scale of the computation, the reduction cost, unsupported calls, the
+// collectives chosen by hand, the library's one-time costs (for a
+// schedule; the parameter file) and the options of the format.
+func convertOptionsText(o ConvertOptions, from string, schedule bool) string {
+	t := o.Trace
+	scale := t.ComputeScale
+	if scale == 0 && !t.NoCompute {
+		scale = 1 // options built without the flags
+	}
+	unsupported := t.Unsupported
+	if unsupported == "" {
+		unsupported = "error"
+	}
+	s := fmt.Sprintf("options: compute scale %g, reduce cost %g ns/byte, unsupported calls: %s", scale, t.ReduceNsPerByte, unsupported)
+	if len(t.CollAlgo) > 0 {
+		s += ", collectives " + collAlgoFlag(t.CollAlgo).String()
+	}
+	switch from {
+	case "liballprof":
+		mult := o.TimeMult
+		if mult == 0 {
+			mult = 1000
+		}
+		s += fmt.Sprintf(", liballprof µs × %g", mult)
+		if o.MPI != "" {
+			s += ", " + o.MPI + "'s constants"
+		}
+	case "tit":
+		speed := o.HostSpeed
+		if speed == 0 {
+			speed = tit.DefaultHostSpeed
+		}
+		s += fmt.Sprintf(", host speed %g flop/s", speed)
+	}
+	if schedule {
+		lib := o.LibraryCostsFile
+		if lib == "" {
+			lib = "none"
+		}
+		s += ", library one-time costs " + lib
+	}
+	return s
+}
+
 // logStandIns lists the collectives per algorithm and those converted
 // with a stand-in for an algorithm gopsim does not model.
 func logStandIns(log io.Writer, st *trace.ConvertStats) {
@@ -287,6 +333,10 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "convert", err)
 		return ExitUsage
 	}
+	if err := checkNotTraceInput("OUT", pos[1], pos[0], o.LibraryCostsFile); err != nil {
+		printErr(stderr, "convert", err)
+		return ExitUsage
+	}
 	if err := ConvertWith(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "convert", err)
 		return ExitError
@@ -298,6 +348,16 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 // name selects (goal.FormatForPath). Progress and the summary go to log.
 func Convert(in, out string, log io.Writer) error {
 	return ConvertWith(in, out, ConvertOptions{}, log)
+}
+
+// checkNotTraceInput is checkNotInput for the output out of a command
+// that reads the trace or schedule in and the parameter file
+// libraryCosts ("" or "none": none).
+func checkNotTraceInput(flagName, out, in, libraryCosts string) error {
+	if libraryCosts == "none" {
+		libraryCosts = ""
+	}
+	return checkNotInput(flagName, out, in, libraryCosts)
 }
 
 // DetectFormat tells the format of a convert input (see
@@ -440,6 +500,11 @@ func convertToTIT(in, from, out string, o ConvertOptions, log io.Writer) error {
 		if _, err := fmt.Fprintf(w, "# gopsim convert --to tit --host-speed %g %s (%s)\n", speed, in, label); err != nil {
 			return err
 		}
+		if src != nil {
+			if _, err := fmt.Fprintf(w, "# %s\n", convertOptionsText(o, from, false)); err != nil {
+				return err
+			}
+		}
 		return tit.Write(w, s, speed)
 	})
 	if err != nil {
@@ -481,7 +546,7 @@ func convertTrace(src trace.Source, format, in, out string, o ConvertOptions, lo
 		var closeW func() error
 		abandon := func() {} // lets a binary writer finish before w is dropped
 		if to == goal.FormatText {
-			if _, err := fmt.Fprintf(w, "// gopsim convert %s (%s, %d ranks)\n// %s\n", in, label, n, coll); err != nil {
+			if _, err := fmt.Fprintf(w, "// gopsim convert %s (%s, %d ranks)\n// %s\n// %s\n", in, label, n, coll, convertOptionsText(o, format, true)); err != nil {
 				return err
 			}
 			tw, err := goal.NewTextWriter(w, n)

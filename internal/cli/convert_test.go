@@ -376,3 +376,44 @@ func TestConvertCollSelect(t *testing.T) {
 		t.Errorf("--coll-select lam: exit %d, want %d", code, ExitUsage)
 	}
 }
+
+// TestConvertEchoesOptions: the comments at the top of a schedule (or TIT
+// trace) converted or extrapolated from a trace echo the options of the
+// conversion, so that the file says how it was made.
+func TestConvertEchoesOptions(t *testing.T) {
+	in := "../../trace/liballprof/testdata/vladimir-4"
+	dir := t.TempDir()
+	lib := writeFile(t, dir, "lib.json", `{"library": {"name": "x", "first_contact_ns": "1us", "comm_create_ns": 0, "first_call": []}}`)
+	flags := []string{"--compute-scale", "0.5", "--reduce-cost", "4GB/s", "--coll-algo", "allreduce=ring", "--unsupported", "calc", "--timemult", "100", "--mpi", "openmpi"}
+	const want = "options: compute scale 0.5, reduce cost 0.25 ns/byte, unsupported calls: calc, collectives allreduce=ring, liballprof µs × 100, openmpi's constants"
+	for _, tc := range []struct {
+		name string
+		args []string
+		out  string
+		want string
+	}{
+		{"convert", append(append([]string{"convert", "--library-costs", lib}, flags...), in), "c.goal", "// " + want + ", library one-time costs " + lib + "\n"},
+		{"convert defaults", []string{"convert", in}, "d.goal", "// options: compute scale 1, reduce cost 0 ns/byte, unsupported calls: error, liballprof µs × 1000, library one-time costs none\n"},
+		{"convert no computation", []string{"convert", "--compute-scale", "0", in}, "z.goal", "// options: compute scale 0,"},
+		{"convert to tit", append(append([]string{"convert", "--to", "tit"}, flags...), in), "c.tit", "# " + want + "\n"},
+		{"extrapolate", append(append([]string{"extrapolate", "--factor", "2", "--library-costs", lib}, flags...), in), "x.goal", "// " + want + ", library one-time costs " + lib + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.out)
+			if code, _, e := run(append(tc.args, out)...); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, e)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, _, _ := strings.Cut(string(data), "num_ranks")
+			if tc.out == "c.tit" {
+				head, _, _ = strings.Cut(string(data), "0 init")
+			}
+			if !strings.Contains(head, tc.want) {
+				t.Errorf("the comments at the top lack %q:\n%s", tc.want, head)
+			}
+		})
+	}
+}

@@ -140,6 +140,10 @@ func runExtrapolate(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "extrapolate", err)
 		return ExitUsage
 	}
+	if err := checkNotTraceInput("OUT", pos[1], pos[0], o.Convert.LibraryCostsFile); err != nil {
+		printErr(stderr, "extrapolate", err)
+		return ExitUsage
+	}
 	if err := Extrapolate(pos[0], pos[1], o, stderr); err != nil {
 		printErr(stderr, "extrapolate", err)
 		if errors.Is(err, extrapolation.ErrOptions) {
@@ -226,7 +230,8 @@ func Extrapolate(in, out string, o ExtrapolateOptions, log io.Writer) error {
 	}
 	fmt.Fprintln(log, coll)
 	h := goal.Header{NumRanks: x.NumRanks(), NumCPUs: 1, NumNICs: 1}
-	comment := []string{command + fmt.Sprintf(" (%s trace, %d ranks)", from, src.NumRanks()), "grid: " + x.Grid().String(), coll}
+	comment := []string{command + fmt.Sprintf(" (%s trace, %d ranks)", from, src.NumRanks()), "grid: " + x.Grid().String(), coll,
+		convertOptionsText(o.Convert, from, true)}
 	ops, err := writeSchedule(out, h, comment, func(write func(*goal.RankBlock) error) error {
 		var err error
 		st, err = trace.Convert(x, o.Convert.Trace, write)

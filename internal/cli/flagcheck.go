@@ -28,6 +28,8 @@ var traceFlagScope = []struct {
 	{"timemult", "a liballprof input", func(from, _ string) bool { return from == "liballprof" }},
 	{"mpi", "a liballprof input", func(from, _ string) bool { return from == "liballprof" }},
 	{"host-speed", "a SimGrid TIT input or --to tit", func(from, to string) bool { return from == "tit" || to == "tit" }},
+	// extrapolate: a schedule's copies keep their messages unless --grid names its grid.
+	{"no-grid", "a trace input (a schedule's copies keep their point-to-point messages unless --grid names its grid)", isTrace},
 }
 
 func isTrace(from, _ string) bool { return from != "goal" }

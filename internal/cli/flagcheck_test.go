@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -93,6 +95,8 @@ func TestFlagsThatDoNothing(t *testing.T) {
 		{"extrapolate library-costs on a schedule", []string{"extrapolate", "--factor", "2", "--library-costs", lib, sched, out("x.goal")}, ExitUsage, "--library-costs applies to a trace converted to GOAL; the input is a GOAL schedule"},
 		{"extrapolate library-costs without a section", []string{"extrapolate", "--factor", "2", "--library-costs", nolib, liballprof, out("x.goal")}, ExitError, nolib + " has no \"library\" section, so --library-costs would charge nothing"},
 		{"extrapolate library-costs", []string{"extrapolate", "--factor", "2", "--library-costs", lib, liballprof, out("x.goal")}, ExitOK, ""},
+		{"extrapolate no-grid on a schedule", []string{"extrapolate", "--factor", "2", "--no-grid", sched, out("e.goal")}, ExitUsage, "--no-grid applies to a trace input"},
+		{"extrapolate no-grid on a trace", []string{"extrapolate", "--factor", "2", "--no-grid", liballprof, out("e.goal")}, ExitOK, ""},
 		{"extrapolate compute-scale on a schedule", []string{"extrapolate", "--factor", "2", "--compute-scale", "2", sched, out("e.goal")}, ExitUsage, "--compute-scale applies to a trace input"},
 		{"validate compute-scale NaN", []string{"validate", "--compute-scale", "NaN", liballprof}, ExitUsage, "--compute-scale NaN"},
 		{"validate timemult on a gopsim trace", []string{"validate", "--timemult", "2", "../../trace/testdata/irregular"}, ExitUsage, "--timemult applies to liballprof traces"},
@@ -138,6 +142,18 @@ func TestComputeScaleZero(t *testing.T) {
 			hasCalc := regexp.MustCompile(` calc [1-9]`).Match(data)
 			if (m[1] != "0") != tc.compute || hasCalc != tc.compute {
 				t.Errorf("--compute-scale %s: %s ns of computation, calc ops of some time %v; want computation %v", tc.scale, m[1], hasCalc, tc.compute)
+			}
+			// validate echoes the scale it converted with, 0 too.
+			code, out, e := run("validate", "--json", "--compute-scale", tc.scale, in)
+			var rep validateReport
+			if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
+				t.Fatalf("validate: exit %d: %s", code, e)
+			}
+			if want, _ := strconv.ParseFloat(tc.scale, 64); rep.Convert.ComputeScale != want {
+				t.Errorf("validate --compute-scale %s echoes compute_scale %g", tc.scale, rep.Convert.ComputeScale)
+			}
+			if _, text, _ := run("validate", "--compute-scale", tc.scale, in); !strings.Contains(text, "compute scale "+tc.scale+",") {
+				t.Errorf("validate --compute-scale %s: text lacks \"compute scale %s\":\n%s", tc.scale, tc.scale, text)
 			}
 		})
 	}

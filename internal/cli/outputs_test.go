@@ -97,3 +97,55 @@ func hostnameForTest() string {
 	h, _ := os.Hostname()
 	return h
 }
+
+// TestOutputNotInput: a command refuses to write its output onto one of
+// its inputs (by any path), which it would destroy, and leaves the input
+// as it was.
+func TestOutputNotInput(t *testing.T) {
+	dir := t.TempDir()
+	const text = "num_ranks 2\nrank 0 {\nl1: calc 100\nl2: send 8b to 1 tag 0\nl2 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n"
+	sched := writeFile(t, dir, "pp.goal", text)
+	const specText = "input = \"pp.goal\"\noutput = \"s.csv\"\n[grid]\nL_ns = [1, 2]\n"
+	spec := writeFile(t, dir, "s.toml", specText)
+	if code, _, e := run("sweep", "--quiet", "--shard", "0/2", spec); code != ExitOK {
+		t.Fatalf("sweep: %s", e)
+	}
+	shard := filepath.Join(dir, "s-shard-0-of-2.csv")
+	shardText, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := writeFile(t, dir, "lib.json", `{"library": {"name": "x", "first_contact_ns": "1us", "comm_create_ns": 0, "first_call": []}}`)
+	liballprof := copyDir(t, "../../trace/liballprof/testdata/vladimir-4")
+	rankFile := filepath.Join(liballprof, "pmpi-trace-rank-0.txt")
+	rankText, err := os.ReadFile(rankFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		in   string // the input that must stay as it was
+		was  string
+	}{
+		{"convert onto its schedule", []string{"convert", sched, sched}, sched, text},
+		{"convert onto its schedule by another path", []string{"convert", sched, filepath.Join(dir, ".", "pp.goal")}, sched, text},
+		{"convert onto its library costs", []string{"convert", "--library-costs", lib, liballprof, lib}, lib, ""},
+		{"extrapolate onto its schedule", []string{"extrapolate", "--factor", "2", sched, sched}, sched, text},
+		{"sweep merge onto the spec", []string{"sweep", "merge", "--spec", spec, "-o", spec, shard}, spec, specText},
+		{"sweep merge onto a shard", []string{"sweep", "merge", "--spec", spec, "-o", shard, shard}, shard, string(shardText)},
+		{"sweep merge onto the schedule", []string{"sweep", "merge", "--spec", spec, "-o", sched, shard}, sched, text},
+		{"convert onto a rank file of its trace", []string{"convert", rankFile, rankFile}, rankFile, string(rankText)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := os.ReadFile(tc.in)
+			code, _, e := run(tc.args...)
+			if code != ExitUsage || !strings.Contains(e, "is an input of this command") {
+				t.Errorf("exit %d, stderr %q; want exit %d and \"is an input of this command\"", code, e, ExitUsage)
+			}
+			if after, _ := os.ReadFile(tc.in); string(after) != string(before) || (tc.was != "" && string(after) != tc.was) {
+				t.Errorf("%s changed", tc.in)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/gopsim/gopsim/internal/excerpt"
 	"github.com/gopsim/gopsim/progress"
 	"github.com/gopsim/gopsim/sim"
+	"github.com/gopsim/gopsim/timeline"
 )
 
 // SimOptions are the options of `gopsim sim`.
@@ -240,6 +242,9 @@ func Sim(o SimOptions, w io.Writer) error {
 	if err := o.Outputs.checkNotInputs(o.Input, o.ParamsFile, o.Noise.traceFile); err != nil {
 		return usageMistake(err)
 	}
+	if err := o.Model.checkAll(&o); err != nil {
+		return usageMistake(err)
+	}
 	if err := o.Memory.check(); err != nil {
 		return err
 	}
@@ -273,7 +278,11 @@ func Sim(o SimOptions, w io.Writer) error {
 	}
 	o.Model.options(&opt)
 	if o.Model.all {
-		return o.Model.runAll(p, opt, o.JSON, newRunInput(name, format.String(), p), o.ParamsFile, w)
+		rep := modelsReport{runInput: newRunInput(name, format.String(), p), ParamsFile: o.ParamsFile, Network: o.Network.config(opt.Network)}
+		if c := o.Noise.config(opt.Noise); c != nil {
+			rep.Noise = &modelsNoise{c}
+		}
+		return o.Model.runAll(p, opt, o.JSON, rep, w)
 	}
 	bar := progress.NewWith(o.Log, int64(p.NumOps()), "ops", popt)
 	stop := func() {}
@@ -293,7 +302,7 @@ func Sim(o SimOptions, w io.Writer) error {
 	bar.Finish()
 	noiseRep := o.Noise.report(opt.Noise, p.NumRanks)
 	netRep := o.Network.report(opt.Network, res)
-	outs, err := o.Outputs.results(p, res, o.Input, o.Memory.spillDir)
+	outs, err := o.Outputs.results(p, res, o.timelineMeta(noiseRep, netRep))
 	if err != nil {
 		return err
 	}
@@ -355,6 +364,24 @@ func Sim(o SimOptions, w io.Writer) error {
 		fmt.Fprintf(o.Log, "wall time:  %d ns (%.0f events/s)\n", wall.Nanoseconds(), rate)
 	}
 	return nil
+}
+
+// timelineMeta is what the timelines of a run echo beside its parameters:
+// the input, the model with its own parameters, the noise and the network
+// (noise and net, the run's reports); and where Paraver sorts its trace.
+func (o *SimOptions) timelineMeta(noise *noiseReport, net *networkReport) timeline.Options {
+	meta := timeline.Options{Input: o.Input, TempDir: o.Memory.spillDir, Model: o.Model.name()}
+	base, own := o.Params.ModelParams(sim.LogGOPS).String(), o.Model.params(o.Params).String()
+	if extra, ok := strings.CutPrefix(own, base+"; "); ok {
+		meta.Model += ": " + extra
+	}
+	if noise != nil {
+		meta.Noise = noise.Config.describe()
+	}
+	if net != nil {
+		meta.Network = net.describe()
+	}
+	return meta
 }
 
 // loadProgram reads the schedule at path ("" for the embedded default

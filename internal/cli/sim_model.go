@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/gopsim/gopsim/sim"
@@ -50,6 +51,31 @@ func (m *simModel) title() string { return m.model.Title() }
 // in), which results echo.
 func (m *simModel) params(p sim.Params) sim.Params { return p.ModelParams(m.model) }
 
+// checkAll refuses, under --model all, the flags of what a single run
+// reports beyond its finishing times (o's outputs, --timing, --hottest):
+// the one row per model has no room for them, so they would have no
+// effect.
+func (m *simModel) checkAll(o *SimOptions) error {
+	if !m.all {
+		return nil
+	}
+	var unused []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--breakdown", o.Outputs.breakdown}, {"--critical-path", o.Outputs.critical}, {"--timeline", o.Outputs.chrome != ""},
+		{"--paraver", o.Outputs.paraver != ""}, {"--timeline-ranks", o.Outputs.ranks != ""}, {"--timeline-window", o.Outputs.window != ""},
+		{"--timing", o.Timing}, {"--hottest", o.Network.given("hottest")}} {
+		if f.set {
+			unused = append(unused, f.name)
+		}
+	}
+	if len(unused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: --model all prints one row per model (its maximum and mean finishing times and events) and no more; run one --model for them", strings.Join(unused, ", "))
+}
+
 // options sets the model of a run.
 func (m *simModel) options(opt *sim.Options) { opt.Model = m.model }
 
@@ -72,15 +98,26 @@ type modelsReport struct {
 	ParamsFile string     `json:"params_file,omitempty"` // as in simReport
 	Params     sim.Params `json:"params"`
 	// GBandwidth is params' G_ns_per_byte as a bandwidth ("166.7 MB/s").
-	GBandwidth string     `json:"G_bandwidth"`
-	Models     []modelRow `json:"models"`
+	GBandwidth string `json:"G_bandwidth"`
+	// Noise and Network are what every model ran with, as in simReport
+	// (noise.config; the network without what a run did on it).
+	Noise   *modelsNoise   `json:"noise,omitempty"`
+	Network *networkConfig `json:"network,omitempty"`
+	Models  []modelRow     `json:"models"`
+}
+
+// modelsNoise is the "noise" part of modelsReport: simReport's settings.
+type modelsNoise struct {
+	Config *noiseConfigReport `json:"config"`
 }
 
 // runAll simulates p under every model with opt (its model, breakdown
-// and record replaced) and writes one row per model. Noise and the
+// and record replaced) and writes one row per model after rep's head (the
+// input, the parameter file, the noise and the network). Noise and the
 // congestion network apply to every model alike.
-func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, in runInput, paramsFile string, w io.Writer) error {
-	rep := modelsReport{runInput: in, ParamsFile: paramsFile, Params: opt.Params, GBandwidth: sim.FormatBandwidth(opt.Params.GapPerByte)}
+func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, rep modelsReport, w io.Writer) error {
+	in := rep.runInput
+	rep.Params, rep.GBandwidth = opt.Params, sim.FormatBandwidth(opt.Params.GapPerByte)
 	base := opt.Params
 	opt.Breakdown, opt.Record, opt.Progress = false, false, nil
 	for _, mod := range sim.Models() {
@@ -110,6 +147,12 @@ func (m *simModel) runAll(p *sim.Program, opt sim.Options, asJSON bool, in runIn
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "schedule:   %s (%s, %d ranks, %d ops, %d CPU and %d NIC per rank)\n", in.Input, in.Format, p.NumRanks, p.NumOps(), p.NumCPUs, p.NumNICs)
 	fmt.Fprintf(bw, "params:     %s\n", base.ModelParams(sim.LogGOPS)) // the model sections below
+	if rep.Noise != nil {
+		rep.Noise.Config.text(bw)
+	}
+	if rep.Network != nil {
+		fmt.Fprintf(bw, "network:    %s\n", rep.Network.describe())
+	}
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "model\tmax_time_ns\tmax_rank\tmean_time_ns\tvs_loggops\tevents\tqueue_ops\t")
 	for _, r := range rep.Models {

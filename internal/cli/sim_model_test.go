@@ -147,3 +147,73 @@ func TestSimModelFlag(t *testing.T) {
 		t.Errorf("text output does not name the model and its parameters:\n%s", out)
 	}
 }
+
+// TestSimModelAllRefusesOutputs: --model all prints one row per model; the
+// flags of what a single run reports beyond its finishing times would
+// have no effect, and are refused before the schedule is read.
+func TestSimModelAllRefusesOutputs(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "pp.goal", pingpong)
+	tl := filepath.Join(dir, "t.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"breakdown", []string{"--breakdown"}, "--breakdown"},
+		{"critical path", []string{"--critical-path"}, "--critical-path"},
+		{"timeline", []string{"--timeline", tl}, "--timeline"},
+		{"paraver", []string{"--paraver", filepath.Join(dir, "p")}, "--paraver"},
+		{"timing", []string{"--json", "--timing"}, "--timing"},
+		{"hottest", []string{"--network-type", "flow", "--topology", "torus:2", "--hottest", "3"}, "--hottest"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"sim", "--model", "all"}, tc.args...), in)
+			code, _, errOut := run(args...)
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "--model all") {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d naming %s and --model all", tc.args, code, errOut, ExitUsage, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(tl); err == nil {
+		t.Errorf("--model all wrote %s", tl)
+	}
+}
+
+// TestSimModelAllEchoesSetup: the noise and the network every model ran
+// with are in --model all's result, text and JSON, as in a single run's.
+func TestSimModelAllEchoesSetup(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "pp.goal", pingpong)
+	args := []string{"sim", "--model", "all", "--noise-period", "1ms", "--noise-period-length", "25us", "--seed", "3",
+		"--network-type", "flow", "--topology", "torus:2", "--link-bandwidth", "12.5GB/s", in}
+	code, out, errOut := run(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"noise:      periodic 25000 ns every 1000000 ns (seed 3)",
+		"network:    flow (max-min fair, 12.5 bytes/ns per link) on torus:2 (2 hosts"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = run(append([]string{"sim", "--json"}, args[1:]...)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Noise *struct {
+			Config noiseConfigReport `json:"config"`
+		} `json:"noise"`
+		Network *networkReport `json:"network"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Noise == nil || rep.Noise.Config.PeriodNs != 1000000 || rep.Noise.Config.PeriodLengthNs != 25000 || rep.Noise.Config.Seed != 3 {
+		t.Errorf("JSON noise %+v; want the periodic detours and seed 3:\n%s", rep.Noise, out)
+	}
+	if n := rep.Network; n == nil || n.Type != "flow" || n.BandwidthBpNs != 12.5 || n.Mapping != "linear" || n.Hosts != 2 {
+		t.Errorf("JSON network %+v; want flow at 12.5 bytes/ns on 2 hosts:\n%s", rep.Network, out)
+	}
+}

@@ -219,19 +219,25 @@ func (n *simNetwork) mappingSpec() (topology.MappingSpec, error) {
 	return ms, nil
 }
 
-// networkReport is the "network" part of the JSON result.
+// networkReport is the "network" part of the JSON result: the network
+// and what the run did on it.
 type networkReport struct {
-	Type          string    `json:"type"`
-	Topology      string    `json:"topology"`
-	Hosts         int       `json:"hosts"`
-	Switches      int       `json:"switches"`
-	Links         int       `json:"links"`
-	Mapping       string    `json:"mapping"`
-	Routing       string    `json:"routing"`
-	BandwidthBpNs float64   `json:"link_bandwidth_bytes_per_ns"`
-	Messages      int64     `json:"messages"`
-	Recomputes    uint64    `json:"flow_recomputes,omitempty"`
-	HottestLinks  []hotLink `json:"hottest_links"`
+	networkConfig
+	Messages     int64     `json:"messages"`
+	Recomputes   uint64    `json:"flow_recomputes,omitempty"`
+	HottestLinks []hotLink `json:"hottest_links"`
+}
+
+// networkConfig is the network a run had, which results echo.
+type networkConfig struct {
+	Type          string  `json:"type"`
+	Topology      string  `json:"topology"`
+	Hosts         int     `json:"hosts"`
+	Switches      int     `json:"switches"`
+	Links         int     `json:"links"`
+	Mapping       string  `json:"mapping"`
+	Routing       string  `json:"routing"`
+	BandwidthBpNs float64 `json:"link_bandwidth_bytes_per_ns"`
 }
 
 // hotLink is one of the busiest links of the run.
@@ -246,16 +252,26 @@ type hotLink struct {
 	PeakFlows int32  `json:"peak_flows"`
 }
 
+// config returns network net as results echo it; nil for none.
+func (n *simNetwork) config(net *topology.Network) *networkConfig {
+	if net == nil {
+		return nil
+	}
+	g := net.Graph()
+	c := &networkConfig{Type: net.Model().String(), Topology: n.desc, Hosts: g.NumHosts(), Switches: g.NumNodes() - g.NumHosts(),
+		Links: g.NumLinks(), Mapping: n.mapDesc, Routing: "static", BandwidthBpNs: n.bw}
+	if n.route == topology.Adaptive {
+		c.Routing = "adaptive"
+	}
+	return c
+}
+
 func (n *simNetwork) report(net *topology.Network, res *sim.Result) *networkReport {
 	if net == nil {
 		return nil
 	}
 	g := net.Graph()
-	r := &networkReport{Type: net.Model().String(), Topology: n.desc, Hosts: g.NumHosts(), Switches: g.NumNodes() - g.NumHosts(),
-		Links: g.NumLinks(), Mapping: n.mapDesc, Routing: "static", BandwidthBpNs: n.bw, HottestLinks: []hotLink{}}
-	if n.route == topology.Adaptive {
-		r.Routing = "adaptive"
-	}
+	r := &networkReport{networkConfig: *n.config(net), HottestLinks: []hotLink{}}
 	if net.Model() == topology.None {
 		return r
 	}
@@ -283,18 +299,12 @@ func (r *networkReport) text(w io.Writer) {
 	}
 	switch r.Type {
 	case "none":
-		fmt.Fprintf(w, "network:    none (LogGOPS crossbar) on %s, mapping %s: not consulted\n", r.Topology, r.Mapping)
+		fmt.Fprintf(w, "network:    %s\n", r.describe())
 		return
 	case "simple":
-		fmt.Fprintf(w, "network:    simple (LogGOPSim's, 1 byte/ns per link) on %s, mapping %s, %s routing; %d messages\n",
-			r.Topology, r.Mapping, r.Routing, r.Messages)
+		fmt.Fprintf(w, "network:    %s; %d messages\n", r.describe(), r.Messages)
 	default:
-		unit := "bytes"
-		if r.BandwidthBpNs == 1 {
-			unit = "byte"
-		}
-		fmt.Fprintf(w, "network:    %s (max-min fair, %g %s/ns per link) on %s, mapping %s, %s routing; %d messages, %d rate recomputations\n",
-			r.Type, r.BandwidthBpNs, unit, r.Topology, r.Mapping, r.Routing, r.Messages, r.Recomputes)
+		fmt.Fprintf(w, "network:    %s; %d messages, %d rate recomputations\n", r.describe(), r.Messages, r.Recomputes)
 	}
 	if len(r.HottestLinks) == 0 {
 		fmt.Fprintln(w, "hottest links: none carried a message")
@@ -309,4 +319,20 @@ func (r *networkReport) text(w io.Writer) {
 	for _, l := range r.HottestLinks {
 		fmt.Fprintf(w, "  %-*s %8d %14d %10d %14d %10d\n", width, l.Link, l.Index, l.Bytes, l.Messages, l.BusyNs, l.PeakFlows)
 	}
+}
+
+// describe says what the network is: its model, links, topology,
+// mapping and routing.
+func (c *networkConfig) describe() string {
+	switch c.Type {
+	case "none":
+		return fmt.Sprintf("none (LogGOPS crossbar) on %s, mapping %s: not consulted", c.Topology, c.Mapping)
+	case "simple":
+		return fmt.Sprintf("simple (LogGOPSim's, 1 byte/ns per link) on %s, mapping %s, %s routing", c.Topology, c.Mapping, c.Routing)
+	}
+	unit := "bytes"
+	if c.BandwidthBpNs == 1 {
+		unit = "byte"
+	}
+	return fmt.Sprintf("%s (max-min fair, %g %s/ns per link) on %s, mapping %s, %s routing", c.Type, c.BandwidthBpNs, unit, c.Topology, c.Mapping, c.Routing)
 }

@@ -191,21 +191,31 @@ type noiseConfigReport struct {
 	StragglerFactor   float64 `json:"straggler_factor,omitempty"`
 }
 
-func (n *simNoise) report(m *noise.Model, numRanks int) *noiseReport {
+// config returns the noise settings of model m, which results echo; nil
+// without noise.
+func (n *simNoise) config(m *noise.Model) *noiseConfigReport {
 	if m == nil {
 		return nil
 	}
 	c := n.cfg
-	r := &noiseReport{numRanks: numRanks, PerRank: make([]int64, numRanks), Config: noiseConfigReport{
+	r := &noiseConfigReport{
 		Trace: n.traceFile, Cosched: c.Cosched, Seed: c.Seed, PeriodNs: c.PeriodNs, PeriodLengthNs: c.PeriodDurNs,
 		Dist: c.Dist, MeanIntervalNs: c.MeanIntervalNs, MeanLengthNs: c.MeanDurNs, Alpha: c.Alpha,
-		Stragglers: c.Stragglers, StragglerFraction: c.StragglerFraction}}
+		Stragglers: c.Stragglers, StragglerFraction: c.StragglerFraction}
 	if c.Trace != nil {
-		r.Config.TraceDetours, r.Config.TracePeriodNs = len(c.Trace.Start), c.Trace.Period
+		r.TraceDetours, r.TracePeriodNs = len(c.Trace.Start), c.Trace.Period
 	}
 	if len(c.Stragglers) > 0 || c.StragglerFraction > 0 {
-		r.Config.StragglerFactor = c.Factor
+		r.StragglerFactor = c.Factor
 	}
+	return r
+}
+
+func (n *simNoise) report(m *noise.Model, numRanks int) *noiseReport {
+	if m == nil {
+		return nil
+	}
+	r := &noiseReport{numRanks: numRanks, PerRank: make([]int64, numRanks), Config: *n.config(m)}
 	for k := range r.PerRank {
 		a := m.Absorbed(k)
 		r.PerRank[k] = a
@@ -221,7 +231,24 @@ func (r *noiseReport) text(w io.Writer) {
 	if r == nil {
 		return
 	}
-	c := r.Config
+	r.Config.text(w)
+	sorted := slices.Clone(r.PerRank)
+	slices.Sort(sorted)
+	fmt.Fprintf(w, "noise absorbed: total %d ns, per rank min %d ns, median %d ns, max %d ns (rank %d)\n",
+		r.Total, sorted[0], sorted[len(sorted)/2], r.MaxNs, r.MaxRank)
+}
+
+// text writes the "noise:" line of the text result: the sources of
+// noise and the seed.
+func (c *noiseConfigReport) text(w io.Writer) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "noise:      %s\n", c.describe())
+}
+
+// describe says what the noise is: its sources and the seed.
+func (c *noiseConfigReport) describe() string {
 	var src []string
 	if c.Trace != "" {
 		src = append(src, fmt.Sprintf("trace %s (%d detours over %d ns)", c.Trace, c.TraceDetours, c.TracePeriodNs))
@@ -230,7 +257,12 @@ func (r *noiseReport) text(w io.Writer) {
 		src = append(src, fmt.Sprintf("periodic %d ns every %d ns", c.PeriodLengthNs, c.PeriodNs))
 	}
 	if c.Dist != "" {
-		src = append(src, fmt.Sprintf("random %s detours of mean %.0f ns every %.0f ns", c.Dist, c.MeanLengthNs, c.MeanIntervalNs))
+		shape := ""
+		if c.Dist == "pareto" {
+			shape = fmt.Sprintf(" (alpha %g)", c.Alpha)
+		}
+		src = append(src, fmt.Sprintf("random %s detours%s of mean %s ns every %s ns", c.Dist, shape,
+			strconv.FormatFloat(c.MeanLengthNs, 'f', -1, 64), strconv.FormatFloat(c.MeanIntervalNs, 'f', -1, 64)))
 	}
 	if c.StragglerFactor > 0 {
 		s := fmt.Sprintf("stragglers x%g", c.StragglerFactor)
@@ -246,9 +278,5 @@ func (r *noiseReport) text(w io.Writer) {
 	if c.Cosched {
 		co = ", co-scheduled"
 	}
-	fmt.Fprintf(w, "noise:      %s (seed %d%s)\n", strings.Join(src, "; "), c.Seed, co)
-	sorted := slices.Clone(r.PerRank)
-	slices.Sort(sorted)
-	fmt.Fprintf(w, "noise absorbed: total %d ns, per rank min %d ns, median %d ns, max %d ns (rank %d)\n",
-		r.Total, sorted[0], sorted[len(sorted)/2], r.MaxNs, r.MaxRank)
+	return fmt.Sprintf("%s (seed %d%s)", strings.Join(src, "; "), c.Seed, co)
 }

@@ -96,6 +96,11 @@ r requires c
 	if !c.Noise.Config.Cosched || c.Noise.PerRank[0] != c.Noise.PerRank[1] || c.PerRank[0] != c.PerRank[1] {
 		t.Errorf("co-scheduled noise on symmetric ranks: absorbed %v, finish %v", c.Noise.PerRank, c.PerRank)
 	}
+	// The text echoes every setting of the noise, the Pareto shape too.
+	if code, out, errOut := run("sim", "--noise-dist", "pareto", "--noise-interval", "20us", "--noise-length", "1.5us", "--noise-alpha", "2.5", "--seed", "3", sched); code != ExitOK ||
+		!strings.Contains(out, "noise:      random pareto detours (alpha 2.5) of mean 1500 ns every 20000 ns (seed 3)") {
+		t.Errorf("pareto noise: exit %d, %s; text:\n%s", code, errOut, out)
+	}
 	st, _ := simJSON(t, "--stragglers", "1", "--straggler-factor", "2", sched)
 	if st.Noise.PerRank[0] != 0 || st.Noise.PerRank[1] < 50000 {
 		t.Errorf("straggler rank 1: absorbed %v", st.Noise.PerRank)

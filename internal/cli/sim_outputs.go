@@ -35,7 +35,7 @@ func (s *simOutputs) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.chrome, "timeline", "", "write a Chrome trace-event timeline to `FILE.json` (Perfetto, chrome://tracing) of ranks 0 to 63 unless --timeline-ranks says otherwise (a viewer loads the file whole)")
 	fs.StringVar(&s.paraver, "paraver", "", "write a Paraver trace of every rank (unless --timeline-ranks says otherwise): `PREFIX`.prv, PREFIX.pcf and PREFIX.row")
 	fs.StringVar(&s.ranks, "timeline-ranks", "", "`ranks` the timelines show, such as 0-15,32 (default: the first 64 in --timeline, every rank in --paraver)")
-	fs.StringVar(&s.window, "timeline-window", "", "time window `T0:T1` in ns the timelines show (either side may be empty)")
+	fs.StringVar(&s.window, "timeline-window", "", "time window `T0:T1` the timelines show, in ns unless a unit is given (1.5us:2ms; either side may be empty)")
 }
 
 // options asks the engine for what the outputs need: the breakdown only
@@ -53,6 +53,11 @@ func (s *simOutputs) options(opt *sim.Options, numRanks int) error {
 	}
 	opt.Record = true
 	opt.PathOnly = s.pathOnly()
+	if s.window != "" && (s.chrome != "" || s.paraver != "") {
+		if _, _, err := timeline.ParseWindow(s.window); err != nil { // checked before the run, as the ranks are
+			return fmt.Errorf("--timeline-window: %w", err)
+		}
+	}
 	var ranks []int
 	if s.ranks != "" && (s.chrome != "" || s.paraver != "") {
 		// Checked before the run, not after it.
@@ -183,10 +188,11 @@ type simResults struct {
 	files     []string // lines naming the timeline files written, for the text form
 }
 
-// results computes the outputs of run res of p, read from input (for the
-// timelines' metadata; "" for the embedded example); tempDir is where the
-// Paraver trace is sorted ("" for the system's temporary directory).
-func (s *simOutputs) results(p *sim.Program, res *sim.Result, input, tempDir string) (*simResults, error) {
+// results computes the outputs of run res of p; base holds the
+// timelines' metadata (the input, "" for the embedded example; the model,
+// noise and network) and where the Paraver trace is sorted (TempDir, ""
+// for the system's temporary directory).
+func (s *simOutputs) results(p *sim.Program, res *sim.Result, base timeline.Options) (*simResults, error) {
 	r := &simResults{showBD: s.breakdown}
 	if res.Breakdown != nil {
 		r.breakdown = newBreakdownReport(res, p.NumCPUs, s.breakdown)
@@ -204,7 +210,7 @@ func (s *simOutputs) results(p *sim.Program, res *sim.Result, input, tempDir str
 		}
 		return r, nil
 	}
-	opt := timeline.Options{TempDir: tempDir, Input: input}
+	opt := base
 	if s.ranks != "" {
 		ranks, err := timeline.ParseRanks(s.ranks)
 		if err != nil {

@@ -250,6 +250,43 @@ func TestSimTimelines(t *testing.T) {
 	if !bytes.HasPrefix(prv, []byte("#Paraver (01/01/70 at 00:00):9100_ns:2(1,1):1:2(1:1,1:2)\n")) {
 		t.Errorf(".prv header: %q", strings.SplitN(string(prv), "\n", 2)[0])
 	}
+	// The timelines echo the model, the noise and the network too.
+	js3, prefix3 := filepath.Join(dir, "t3.json"), filepath.Join(dir, "p3")
+	if code, _, errOut := run("sim", "--timeline", js3, "--paraver", prefix3, "--model", "alphabeta", "--noise-period", "1ms", "--noise-period-length", "25us", "--seed", "3",
+		"--network-type", "flow", "--topology", "torus:3", f); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc3 struct {
+		OtherData map[string]any `json:"otherData"`
+	}
+	if data3, err := os.ReadFile(js3); err != nil || json.Unmarshal(data3, &doc3) != nil {
+		t.Fatalf("%s: %v", js3, err)
+	}
+	prv3, _ := os.ReadFile(prefix3 + ".prv")
+	for k, want := range map[string]string{"model": "alphabeta: alpha=5500 ns, beta=6 ns/byte", "noise": "periodic 25000 ns every 1000000 ns (seed 3)",
+		"network": "flow (max-min fair, 1 byte/ns per link) on torus:3 (3 hosts, 3 switches, "} {
+		if v, _ := doc3.OtherData[k].(string); !strings.HasPrefix(v, want) {
+			t.Errorf("otherData %q = %q, want %q", k, v, want)
+		}
+		if !bytes.Contains(prv3, []byte("; "+k+" "+want)) {
+			t.Errorf(".prv comment lacks %q", "; "+k+" "+want)
+		}
+	}
+
+	// A bad window is refused before the run: here one that would end stuck.
+	stuck := writeFile(t, dir, "stuck.goal", "num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 0\n}\nrank 1 {\n}\n")
+	if code, _, errOut := run("sim", "--timeline", filepath.Join(dir, "stuck.json"), "--timeline-window", "9:3", stuck); code != ExitError || !strings.Contains(errOut, "--timeline-window") {
+		t.Errorf("bad window on a stuck schedule: exit %d, %q; want the window's error", code, errOut)
+	}
+
+	// The window takes units and decimals, as every time gopsim takes.
+	js2 := filepath.Join(dir, "t2.json")
+	if code, _, errOut := run("sim", "--timeline", js2, "--timeline-ranks", "0,2", "--timeline-window", ":5.9995us", f); code != ExitOK {
+		t.Fatalf("--timeline-window :5.9995us: exit %d: %s", code, errOut)
+	}
+	if data2, _ := os.ReadFile(js2); !bytes.Equal(data2, data) {
+		t.Errorf("--timeline-window :5.9995us gives another timeline than :6000")
+	}
 
 	for _, tc := range []struct {
 		args []string

@@ -91,7 +91,7 @@ func sweepPlotFlags(o *sweep.PlotOptions, out *string) *flag.FlagSet {
 	fs.StringVar(&o.X, "x", "", "`column` on the x axis, a swept parameter such as L_ns (required)")
 	fs.StringVar(&o.Series, "series", "", "`column` with one line per value, e.g. S_bytes")
 	fs.StringVar(&o.Y, "y", "max_time_ns", "`column` on the y axis")
-	fs.Var(whereFlags(o.Where), "where", "keep rows with `COLUMN=VALUE` (repeatable); every other swept parameter must be fixed")
+	fs.Var(whereFlags(o.Where), "where", "keep rows with `COLUMN=VALUE` (repeatable; the value in the column's unit or with its own: S_bytes=64KiB, L_ns=1.5us); every other swept parameter must be fixed")
 	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
 	fs.StringVar(&o.Title, "title", "", "plot title (default: Y against X)")
@@ -260,7 +260,7 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	if out == "" {
 		out = sweep.ShardOutput(spec.OutputPath(), o.Shard)
 	}
-	if err := checkNotInput("-o", out, spec.File, spec.InputPath()); err != nil {
+	if err := checkNotInput("-o", out, sweepInputs(spec)...); err != nil {
 		return err
 	}
 	if o.DryRun {
@@ -316,6 +316,12 @@ func Sweep(ctx context.Context, o SweepOptions, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "%s: %d points (%d new, %d already there); parameters in %s\n", sum.Output, sum.Already+sum.Ran, sum.Ran, sum.Already, sweep.MetaPath(sum.Output))
 	return nil
+}
+
+// sweepInputs are the files a sweep reads: the spec, the schedule, and
+// the parameter file and noise trace the spec names.
+func sweepInputs(spec *sweep.Spec) []string {
+	return []string{spec.File, spec.InputPath(), spec.ParamsPath(), spec.NoiseTracePath()}
 }
 
 func sweepDryRun(spec *sweep.Spec, shard sweep.Shard, out string, w io.Writer) error {
@@ -381,6 +387,10 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "gopsim sweep merge: no shard files given and none named %s-shard-I-of-N%s\n", strings.TrimSuffix(out, ext), ext)
 			return ExitUsage
 		}
+	}
+	if err := checkNotInput("-o", out, append(sweepInputs(spec), inputs...)...); err != nil {
+		printErr(stderr, "sweep merge", err)
+		return ExitUsage
 	}
 	if err := sweep.Merge(spec, out, inputs, sweep.MergeOptions{Log: stderr, Tool: "gopsim " + versionString()}); err != nil {
 		printErr(stderr, "sweep merge", err)

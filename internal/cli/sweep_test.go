@@ -134,6 +134,8 @@ func TestSweepCommandErrors(t *testing.T) {
 		{"missing spec", []string{"sweep", filepath.Join(dir, "none.toml")}, ExitError, "none.toml"},
 		{"missing input", []string{"sweep", writeFile(t, dir, "noin.json", `{"input": "nope.goal", "points": [{}]}`)}, ExitError, "nope.goal"},
 		{"output onto the spec", []string{"sweep", "-o", spec, spec}, ExitError, "is an input of this command"},
+		{"output onto the parameter file", []string{"sweep", "-o", writeFile(t, dir, "pf.json", `{"L_ns": 5}`), writeFile(t, dir, "pf.toml", "input = \"pp.goal\"\nparams = \"pf.json\"\n[grid]\nL_ns = [1]\n")}, ExitError, "is an input of this command"},
+		{"output onto the noise trace", []string{"sweep", "-o", writeFile(t, dir, "nt.txt", "0\t10\n"), writeFile(t, dir, "nt.toml", "input = \"pp.goal\"\n[noise]\ntrace = \"nt.txt\"\n[grid]\nnoise_seed = [1]\n")}, ExitError, "is an input of this command"},
 		{"a directory as input", []string{"sweep", "--stream", "off", writeFile(t, dir, "dirin.json", `{"input": ".", "points": [{}]}`)}, ExitError, "is a directory (a trace?); a sweep's input is a schedule"},
 		// noise keys that no point draws on: sim's rule for its flags (noise.Unused), at the key
 		{"straggler_factor alone", []string{"sweep", writeFile(t, dir, "sf.toml", "input = \"pp.goal\"\n[grid]\nstraggler_factor = [3]\n")}, ExitError, "sf.toml:3:1: no effect at any point of the spec: straggler_factor needs straggler_fraction"},

@@ -206,7 +206,7 @@ func printTraceStats(w io.Writer, dir string, st *trace.Stats) {
 	}
 	fmt.Fprintf(w, "trace: %s\n", dir)
 	fmt.Fprintf(w, "ranks: %d, communicators: %d, span: %.6f s\n", st.Ranks, st.Comms, float64(st.Span)/1e9)
-	fmt.Fprintf(w, "calls: %d in %d records, %d bytes (%.1f per record, %.2f per call)\n", st.Calls, st.Records, st.Bytes, perRecord, perCall)
+	fmt.Fprintf(w, "calls: %d in %d records, %d bytes (%.1f bytes per record, %.2f bytes per call)\n", st.Calls, st.Records, st.Bytes, perRecord, perCall)
 	var ends []string
 	for _, r := range []trace.EndReason{trace.EndFinalize, trace.EndExit, trace.EndAbort} {
 		if n := st.Ends[r]; n > 0 {

@@ -115,3 +115,15 @@ func TestTraceRun(t *testing.T) {
 		t.Errorf("%d ranks", d.NumRanks())
 	}
 }
+
+// TestTraceStatsUnits: every number of the trace summary has its unit.
+func TestTraceStatsUnits(t *testing.T) {
+	var b strings.Builder
+	printTraceStats(&b, "d", &trace.Stats{Ranks: 2, Records: 10, Calls: 8, Bytes: 400, Span: 2e9, Ends: map[trace.EndReason]int{trace.EndFinalize: 2},
+		Funcs: []trace.FuncCount{{Func: trace.FuncSend, Calls: 8, Records: 8, Time: 3e6}}})
+	for _, want := range []string{"span: 2.000000 s", "400 bytes (40.0 bytes per record, 50.00 bytes per call)", "time_ms"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

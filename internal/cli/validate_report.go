@@ -79,8 +79,8 @@ func newValidateReport(o ValidateOptions, from, lib string, res *validation.Resu
 	t := o.Convert.Trace
 	c := validateConvertReport{CollAlgo: map[string]string{}, CollRules: res.Stats.CollRules, LibraryCostsNs: res.Stats.LibraryNs,
 		ComputeScale: t.ComputeScale, Unsupported: t.Unsupported, ReduceCostNsPerByte: t.ReduceNsPerByte}
-	if c.ComputeScale == 0 {
-		c.ComputeScale = 1
+	if c.ComputeScale == 0 && !t.NoCompute {
+		c.ComputeScale = 1 // options built without the flag
 	}
 	if c.Unsupported == "" {
 		c.Unsupported = "error"
