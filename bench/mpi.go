@@ -83,6 +83,13 @@ const (
 // (bench/mpi/prtt.c), as `make calibrate-deps` builds it into bin/.
 const DefaultMPIProgram = "gopsim-prtt"
 
+// MPIBufferOffset is where gopsim-prtt's message buffers start past a
+// page boundary, in bytes (BUF_OFFSET in bench/mpi/prtt.c): where malloc
+// puts an application's buffer, so that a single-copy transfer pins as
+// many pages as the application's would. A parameter file of the mpi
+// backend records it (Source.BufferOffset).
+const MPIBufferOffset = 16
+
 // DefaultMPILauncher is the command that MPIOptions.Launcher defaults to.
 var DefaultMPILauncher = []string{"mpirun", "-np", "2"}
 

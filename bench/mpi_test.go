@@ -478,3 +478,16 @@ func TestMPIWrongLauncher(t *testing.T) {
 		})
 	}
 }
+
+// TestMPIBufferOffset: gopsim-prtt's buffers start where MPIBufferOffset,
+// which parameter files record, says they do.
+func TestMPIBufferOffset(t *testing.T) {
+	src, err := os.ReadFile("mpi/prtt.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("#define BUF_OFFSET %d\n", MPIBufferOffset)
+	if !strings.Contains(string(src), want) {
+		t.Errorf("mpi/prtt.c has no %q: MPIBufferOffset and BUF_OFFSET differ", want)
+	}
+}

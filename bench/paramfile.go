@@ -96,8 +96,11 @@ type Source struct {
 	Sleep bool `json:"sleep,omitempty"`
 	// LocateReps is the number of PRTT(1,0,s) rounds per size with which
 	// S was located to the byte after the sweep (LocateS); 0: it was not.
-	LocateReps int     `json:"locate_reps,omitempty"`
-	Sizes      []int64 `json:"sizes_bytes"`
+	LocateReps int `json:"locate_reps,omitempty"`
+	// BufferOffset is where the mpi backend's message buffers started past
+	// a page boundary, bytes (MPIBufferOffset); nil for other backends.
+	BufferOffset *int64  `json:"buffer_offset_bytes,omitempty"`
+	Sizes        []int64 `json:"sizes_bytes"`
 }
 
 // Write writes the parameter file as indented JSON.

@@ -79,8 +79,11 @@ func TestReportRecalibrate(t *testing.T) {
 				t.Errorf("recalibrate %v: report lacks %q:\n%s", recal, want, got)
 			}
 		}
+		if strings.Contains(got, "-short-reps 27 -np 2 -recalibrate=false`)") == recal {
+			t.Errorf("recalibrate %v: the command in the report:\n%s", recal, got)
+		}
 		perRow := []string{
-			"-recalibrate`)", "calibrated right before each workload", "| 1.10 / 33.00 | 1.00 / 30.00 |", "| 1.80 / 40.00 | 2.00 / 45.00 |",
+			"calibrated right before each workload", "| 1.10 / 33.00 | 1.00 / 30.00 |", "| 1.80 / 40.00 | 2.00 / 45.00 |",
 			"### Calibrations", `"L_ns": 450`, "0.90 to 1.10 times at 8 bytes and 0.89 to 1.10 times at 64 KiB",
 		}
 		for _, want := range perRow {

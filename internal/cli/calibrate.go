@@ -464,6 +464,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions, stdout, stderr io.Writer
 	}
 	d := eff.Delay.Nanoseconds()
 	src := bench.Source{Table: o.Table, Backend: o.Backend, Peer: where, Reps: eff.Reps, Warmup: eff.Warmup, N: eff.N, Passes: eff.Passes, Launches: eff.Launches, DelayNs: &d, Sleep: eff.Sleep, LocateReps: o.LocateReps}
+	if o.Backend == "mpi" {
+		off := int64(bench.MPIBufferOffset)
+		src.BufferOffset = &off
+	}
 	return fitAndWrite(tab, src, o.Fit, lib, o.Output, o.Plot, stdout, stderr)
 }
 

@@ -133,7 +133,8 @@ func TestCalibrateMPI(t *testing.T) {
 	if l := pf.Library; l == nil || l.FirstContactNs <= 0 || len(l.FirstCall) < 15 {
 		t.Errorf("library section %+v", l)
 	}
-	if s := pf.Source; s.Backend != "mpi" || s.Reps != 5 || s.N != 4 || s.Rows != 80 || !strings.HasPrefix(s.Peer, mpirun+" "+prog+": rank 0 on ") {
+	if s := pf.Source; s.Backend != "mpi" || s.Reps != 5 || s.N != 4 || s.Rows != 80 || !strings.HasPrefix(s.Peer, mpirun+" "+prog+": rank 0 on ") ||
+		s.BufferOffset == nil || *s.BufferOffset != bench.MPIBufferOffset {
 		t.Errorf("source %+v", s)
 	}
 }

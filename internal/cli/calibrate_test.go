@@ -328,7 +328,7 @@ func TestCalibrateListenPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	pf := readParamFile(t, data)
-	if pf.Source.Backend != "tcp" || pf.Source.Peer != addr || pf.Source.Reps != 5 || pf.Source.Rows != 60 {
+	if pf.Source.Backend != "tcp" || pf.Source.Peer != addr || pf.Source.Reps != 5 || pf.Source.Rows != 60 || pf.Source.BufferOffset != nil {
 		t.Errorf("source %+v", pf.Source)
 	}
 }
