@@ -256,13 +256,14 @@ proto:
 
 # ---- docs/accuracy.md: measured against simulated times ----
 
-# Calibrates this machine with `gopsim calibrate --backend mpi`, then runs
-# every MPI example, LAMMPS (examples/lammps) and HPCC (examples/hpcc) at 2
-# ranks without and with the tracer, validates every trace against its
-# simulation with the calibrated parameters (as `gopsim validate --params`),
-# and prints the tables of docs/accuracy.md on stdout (a few minutes, on an
-# idle machine; not part of make test). ACCURACY_FLAGS passes flags, e.g.
-# ACCURACY_FLAGS="-reps 3 -only LAMMPS" or -params FILE to skip calibrating.
+# Runs every MPI example, LAMMPS (examples/lammps) and HPCC (examples/hpcc)
+# at 2 ranks without and with the tracer, each right after calibrating this
+# machine with `gopsim calibrate --backend mpi`, validates every trace
+# against its simulation with the calibrated parameters (as `gopsim
+# validate --params`), and prints the tables of docs/accuracy.md on stdout
+# (about 10 minutes, on an idle machine; not part of make test).
+# ACCURACY_FLAGS passes flags, e.g. ACCURACY_FLAGS="-reps 3 -only LAMMPS",
+# -recalibrate=false to calibrate once, or -params FILE to skip calibrating.
 ACCURACY_FLAGS ?=
 
 .PHONY: accuracy
