@@ -336,6 +336,7 @@ func TestParseResultErrors(t *testing.T) {
 		{name: "type", data: `{"num_ranks": "two", "params": {}, "max_time_ns": 1, "per_rank_ns": [1]}`, want: "field num_ranks: string where int was expected", format: true, offset: 19},
 		{name: "trailing", data: `{"num_ranks": 1, "params": {}, "max_time_ns": 1, "per_rank_ns": [1]} {}`, want: "r.json:1:70 (byte offset 69): data after the JSON value", format: true, offset: 69},
 		{name: "not a result", data: `{"traceEvents": []}`, want: `no "num_ranks" key`, format: true, offset: -1},
+		{name: "model all", data: `{"num_ranks": 2, "params": {}, "models": [{"model": "loggops", "max_time_ns": 1}]}`, want: "a result of gopsim sim --model all", format: true, offset: -1},
 		{name: "per rank count", data: `{"num_ranks": 3, "params": {}, "max_time_ns": 1, "per_rank_ns": [1]}`, want: "per_rank_ns has 1 times for 3 ranks", format: true, offset: -1},
 		{name: "max rank", data: `{"num_ranks": 1, "max_rank": 4, "params": {}, "max_time_ns": 1, "per_rank_ns": [1]}`, want: "max_rank 4", format: true, offset: -1},
 		{name: "above max", data: `{"num_ranks": 1, "params": {}, "max_time_ns": 1, "per_rank_ns": [7]}`, want: "per_rank_ns[0] = 7", format: true, offset: -1},

@@ -247,6 +247,9 @@ func ParseResult(data []byte, name string) (*Result, error) {
 	if err := decodeStrict(data, name, &keys); err != nil {
 		return nil, err
 	}
+	if _, ok := keys["models"]; ok {
+		return nil, fmt.Errorf("%s: a result of gopsim sim --model all (a \"models\" key, one row per model), which has no per-rank times to report: run gopsim sim --json with one --model: %w", name, ErrFormat)
+	}
 	for _, k := range []string{"num_ranks", "params", "max_time_ns", "per_rank_ns"} {
 		if _, ok := keys[k]; !ok {
 			return nil, fmt.Errorf("%s: no %q key (gopsim sim --json writes one): %w", name, k, ErrFormat)
