@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gopsim/gopsim/internal/testenv"
 )
 
 // The mpi backend's tests build bin/gopsim-prtt with the Makefile and run
@@ -60,11 +62,7 @@ func needPRTT(t *testing.T) (prog string, launcher []string) {
 		}
 	})
 	if s.missing != "" {
-		msg := s.missing + " not found: the mpi backend's tests need an MPI (make mpi-deps)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so they must run")
-		}
-		t.Skip(msg)
+		testenv.Missing(t, s.missing+" not found: the mpi backend's tests need an MPI (make mpi-deps)")
 	}
 	if s.err != nil {
 		t.Fatal(s.err)
@@ -418,15 +416,7 @@ func FuzzMPIOutput(f *testing.F) {
 // fails.
 func needMPICHPRTT(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := "MPICH is not installed (" + tool + "; make mpi-deps installs it as root)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg + "; CI is set, so this test must run")
-			}
-			t.Skip(msg)
-		}
-	}
+	testenv.NeedTools(t, "MPICH is not installed (make mpi-deps installs it as root)", "mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make")
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

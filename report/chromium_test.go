@@ -13,10 +13,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gopsim/gopsim/internal/testenv"
 )
 
 // chromium finds Debian's chromium (or Google's build). Without one the
-// test skips, or fails under CI=true: `make chromium-deps` installs it.
+// test skips, or fails when $CI is set: `make chromium-deps` installs it.
 func chromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
@@ -24,11 +26,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	msg := "chromium is not installed (Debian: apt-get install chromium; make chromium-deps does it as root)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	testenv.Missing(t, "chromium is not installed (Debian: apt-get install chromium; make chromium-deps does it as root)")
 	return ""
 }
 

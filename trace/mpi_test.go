@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopsim/gopsim/internal/testenv"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -56,11 +57,7 @@ func needMPI(t *testing.T) (root, lib string) {
 		s.openMPI = strings.Contains(string(out), "Open MPI") || strings.Contains(string(out), "OpenRTE")
 	})
 	if s.missing != "" {
-		msg := s.missing + " not found: MPI tests need Open MPI and gfortran (make mpi-deps)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so they must run")
-		}
-		t.Skip(msg)
+		testenv.Missing(t, s.missing+" not found: MPI tests need Open MPI and gfortran (make mpi-deps)")
 	}
 	if s.err != nil {
 		t.Fatal(s.err)
@@ -665,15 +662,7 @@ func TestMPIEndings(t *testing.T) {
 // optional: without its tools the caller skips, unless $CI is set.
 func needMPICH(t *testing.T) (lib, ex string) {
 	t.Helper()
-	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := "MPICH is not installed (" + tool + "; make mpi-deps installs it as root)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg + "; CI is set, so the test must run")
-			}
-			t.Skip(msg)
-		}
-	}
+	testenv.NeedTools(t, "MPICH is not installed (make mpi-deps installs it as root)", "mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make")
 	mpichSetup.once.Do(func() {
 		root, err := filepath.Abs("..")
 		if err != nil {

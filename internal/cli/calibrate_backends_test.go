@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gopsim/gopsim/bench"
+	"github.com/gopsim/gopsim/internal/testenv"
 )
 
 // TestCalibrateBackendErrors: the flags of the mpi and ibverbs backends
@@ -70,15 +71,7 @@ func TestCalibrateBackendErrors(t *testing.T) {
 // mpicc or mpirun it skips, unless $CI is set: then it fails.
 func buildMPIProgram(t *testing.T, name string, np int) (prog, mpirun string) {
 	t.Helper()
-	for _, tool := range []string{"mpicc", "mpirun", "make"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := tool + " not found: " + name + " needs an MPI (make mpi-deps)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg + "; CI is set, so this test must run")
-			}
-			t.Skip(msg)
-		}
-	}
+	testenv.NeedTools(t, name+" needs an MPI (make mpi-deps)", "mpicc", "mpirun", "make")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -143,15 +136,7 @@ func TestCalibrateMPI(t *testing.T) {
 // bin/mpich. Without MPICH it skips, unless $CI is set: then it fails.
 func buildMPICH(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := "MPICH is not installed (" + tool + "; make mpi-deps installs it as root)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg + "; CI is set, so this test must run")
-			}
-			t.Skip(msg)
-		}
-	}
+	testenv.NeedTools(t, "MPICH is not installed (make mpi-deps installs it as root)", "mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "make")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

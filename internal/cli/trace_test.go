@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopsim/gopsim/internal/testenv"
 	"github.com/gopsim/gopsim/trace"
 )
 
@@ -57,15 +58,7 @@ func TestTraceNoMPI(t *testing.T) {
 // returns the repository root; without MPI it skips, unless $CI is set.
 func tracerBuild(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"mpicc", "mpif90", "mpirun", "make"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := tool + " not found: the tracer tests need Open MPI and gfortran (make mpi-deps)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg + "; CI is set, so they must run")
-			}
-			t.Skip(msg)
-		}
-	}
+	testenv.NeedTools(t, "the tracer tests need Open MPI and gfortran (make mpi-deps)", "mpicc", "mpif90", "mpirun", "make")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/gopsim/gopsim/goal"
+	"github.com/gopsim/gopsim/internal/testenv"
 	"github.com/gopsim/gopsim/trace"
 	"github.com/gopsim/gopsim/trace/internal/tracetest"
 )
@@ -71,7 +72,7 @@ func TestArchiveTraceMatchesPrint(t *testing.T) {
 				t.Fatalf("schedule of %d bytes", len(want))
 			}
 			texts := map[string][]byte{"saved": gunzip(t, filepath.Dir(anchor)+".print.txt.gz")}
-			if PrintAvailable() || os.Getenv("CI") == "true" {
+			if PrintAvailable() || testenv.CI() {
 				texts["otf2-print"] = livePrint(t, anchor)
 			}
 			for name, text := range texts {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gopsim/gopsim/internal/testenv"
 )
 
 // Samples: the Score-P 2.0.2 archive of the trace package's tests and
@@ -165,17 +167,11 @@ func livePrint(t *testing.T, anchor string) []byte {
 	return out
 }
 
-// needPrint skips a test that runs otf2-print when it is missing, except
-// in CI (CI=true), whose `make test` installs it (make otf2-deps).
+// needPrint skips a test that runs otf2-print when it is missing, unless
+// $CI is set: then it fails (`make test` installs it with make otf2-deps).
 func needPrint(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("otf2-print"); err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("otf2-print is missing in CI: `make test` should have installed it (make otf2-deps)")
-	}
-	t.Skip("otf2-print is not installed (make otf2-deps)")
+	testenv.NeedTools(t, "this test runs OTF2's printer (Debian's otf2-tools; make otf2-deps installs it)", "otf2-print")
 }
 
 // decodeAll reads every location's events, rendered as printed.
