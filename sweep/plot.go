@@ -31,7 +31,7 @@ type PlotOptions struct {
 	// value may have a unit, "64KiB"), or for text the same text.
 	Where      map[string]string
 	LogX, LogY bool
-	Title      string // "" means "Y against X"
+	Title      string // "" means "Y against X"; a line under it lists Where
 	// Format is the image format: "png", "svg" or "pdf"; "" means png.
 	Format string
 }
@@ -160,13 +160,7 @@ func Plot(w io.Writer, results io.Reader, name string, opt PlotOptions) error {
 	sortNumeric(keys)
 
 	plt := plot.New()
-	plt.Title.Text = opt.Title
-	if plt.Title.Text == "" {
-		plt.Title.Text = opt.Y + " against " + opt.X
-		if opt.Series != "" {
-			plt.Title.Text += " by " + opt.Series
-		}
-	}
+	plt.Title.Text = plotTitle(opt, header, rows[0])
 	plt.X.Label.Text, plt.Y.Label.Text = opt.X, opt.Y
 	if opt.LogX {
 		plt.X.Scale, plt.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
@@ -209,6 +203,29 @@ func Plot(w io.Writer, results io.Reader, name string, opt PlotOptions) error {
 	}
 	_, err = wt.WriteTo(w)
 	return err
+}
+
+// plotTitle is the plot's title, opt.Title or "Y against X by SERIES",
+// and under it the --where filters with the value the rows have, in the
+// column's unit as its name gives it: "where o_ns=1500, S_bytes=65535",
+// so that a saved image says which slice of the sweep it shows. row is
+// one of the rows plotted, which all share those values.
+func plotTitle(opt PlotOptions, header, row []string) string {
+	title := opt.Title
+	if title == "" {
+		title = opt.Y + " against " + opt.X
+		if opt.Series != "" {
+			title += " by " + opt.Series
+		}
+	}
+	if len(opt.Where) == 0 {
+		return title
+	}
+	var fixed []string
+	for _, c := range slices.Sorted(maps.Keys(opt.Where)) {
+		fixed = append(fixed, c+"="+row[slices.Index(header, c)])
+	}
+	return title + "\nwhere " + strings.Join(fixed, ", ")
 }
 
 // PlotFile is Plot from the CSV at results to the image file out, in the

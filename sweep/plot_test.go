@@ -18,7 +18,13 @@ func TestPlot(t *testing.T) {
 		want []string
 	}{
 		{"svg series", PlotOptions{X: "L_ns", Series: "G_ns_per_byte", Where: map[string]string{"o_ns": "1500"}, LogX: true, Format: "svg"},
-			"", []string{"max_time_ns against L_ns by G_ns_per_byte", "G_ns_per_byte=1", "G_ns_per_byte=6"}},
+			"", []string{"max_time_ns against L_ns by G_ns_per_byte", "G_ns_per_byte=1", "G_ns_per_byte=6", ">where o_ns=1500<"}},
+		// The --where values say which slice an image shows, under a
+		// title given too, as the CSV has them (the column names the unit).
+		{"svg title and wheres", PlotOptions{X: "L_ns", Series: "G_ns_per_byte", Where: map[string]string{"o_ns": "1500"}, Title: "latency", Format: "svg"},
+			"", []string{">latency<", ">where o_ns=1500<"}},
+		{"svg two wheres", PlotOptions{X: "L_ns", Where: map[string]string{"o_ns": "1.5us", "G_ns_per_byte": "6"}, Format: "svg"},
+			"", []string{">max_time_ns against L_ns<", ">where G_ns_per_byte=6, o_ns=1500<"}},
 		{"png", PlotOptions{X: "o_ns", Series: "G_ns_per_byte", Where: map[string]string{"L_ns": "4000"}, LogY: true, Y: "events"}, "", nil},
 		{"other dimension varies", PlotOptions{X: "L_ns", Series: "o_ns"}, "G_ns_per_byte takes 2 values among the rows (1, 6): fix it with --where G_ns_per_byte=VALUE", nil},
 		{"unknown column", PlotOptions{X: "latency"}, `no column "latency" for x`, nil},
@@ -27,7 +33,7 @@ func TestPlot(t *testing.T) {
 		// types, with units or other spellings, picks the rows the CSV
 		// writes its way.
 		{"where with units", PlotOptions{X: "L_ns", Series: "G_ns_per_byte", Where: map[string]string{"o_ns": "1.5us"}, Format: "svg"},
-			"", []string{"G_ns_per_byte=1", "G_ns_per_byte=6"}},
+			"", []string{"G_ns_per_byte=1", "G_ns_per_byte=6", ">where o_ns=1500<"}},
 		{"where spelt otherwise", PlotOptions{X: "L_ns", Series: "G_ns_per_byte", Where: map[string]string{"o_ns": "1.5e3"}, Format: "svg"},
 			"", []string{"G_ns_per_byte=1", "G_ns_per_byte=6"}},
 		{"where as a bandwidth", PlotOptions{X: "L_ns", Series: "o_ns", Where: map[string]string{"G_ns_per_byte": "1GB/s"}, Format: "svg"},

@@ -58,10 +58,23 @@ func CountList(m map[string]int64) string {
 }
 
 // UnsupportedCalls is the error of an importer whose trace has calls the
-// converter cannot model, listed with their counts.
+// converter cannot model, listed with their counts: "WHAT: unsupported
+// MPI calls (use --unsupported=calc ...): MPI_Put x3". what names the
+// trace with its package ("trace: otf2 FILE"), so the error leaves out
+// ErrUnsupported's own "trace: " prefix; it still unwraps to
+// ErrUnsupported.
 func UnsupportedCalls(what string, m map[string]int64) error {
-	return fmt.Errorf("%s: %w (use --unsupported=calc to count their time as computation): %s", what, ErrUnsupported, CountList(m))
+	return &unsupportedCalls{what: what, list: CountList(m)}
 }
+
+type unsupportedCalls struct{ what, list string }
+
+func (e *unsupportedCalls) Error() string {
+	return fmt.Sprintf("%s: %s (use --unsupported=calc to count their time as computation): %s",
+		e.what, strings.TrimPrefix(ErrUnsupported.Error(), "trace: "), e.list)
+}
+
+func (e *unsupportedCalls) Unwrap() error { return ErrUnsupported }
 
 // CheckUnsupportedPolicy validates an importer's Unsupported option.
 func CheckUnsupportedPolicy(p string) error {

@@ -82,7 +82,8 @@ func (n *simNetwork) seed() (uint64, error) {
 // network builds the run's network, nil for LogGOPS's crossbar (no
 // network flags). With --network-type none and a topology it builds a
 // None network, which the engine never consults, so that the result
-// still names the topology.
+// still names the topology; the flags that only the engine would use
+// (--mapping, --routing, --hottest, --link-bandwidth) are refused.
 func (n *simNetwork) network(numRanks int) (*topology.Network, error) {
 	model, err := topology.ParseModel(n.typ)
 	if err != nil {
@@ -107,6 +108,20 @@ func (n *simNetwork) network(numRanks int) (*topology.Network, error) {
 			}
 		}
 		return nil, nil
+	}
+	if model == topology.None {
+		// The result names the network, but no placement, routing or
+		// links report changes anything the engine never consults.
+		// (--ranks-per-host stays: it decides whether the named network
+		// holds the ranks.)
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"mapping", n.mapping != ""}, {"routing", n.routing != ""}, {"hottest", n.given("hottest")}} {
+			if f.set {
+				return nil, usageMistake(fmt.Errorf("--%s has no effect with --network-type none: the network is named in the result but never consulted (LogGOPS's crossbar); use --network-type simple or flow", f.name))
+			}
+		}
 	}
 	if n.bandwidth != 0 && model != topology.Flow {
 		return nil, usageMistake(fmt.Errorf("--link-bandwidth applies to --network-type flow only (simple is LogGOPSim's 1 byte/ns; none has no links)"))

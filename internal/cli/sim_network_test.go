@@ -231,7 +231,8 @@ func TestSimNetworkErrors(t *testing.T) {
 	usageRows := map[string]bool{"type without network": true, "unknown type": true, "file and topology": true,
 		"mapping without network": true, "routing without network": true, "hottest without network": true,
 		"bandwidth without network": true, "bandwidth with simple": true, "negative bandwidth": true,
-		"bad ranks per host": true, "negative hottest": true, "--seed beside random:seed=": true, "--seed without anything random": true}
+		"bad ranks per host": true, "negative hottest": true, "--seed beside random:seed=": true, "--seed without anything random": true,
+		"mapping with none": true, "routing with none": true, "hottest with none": true, "--seed with none and no noise": true}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -249,6 +250,12 @@ func TestSimNetworkErrors(t *testing.T) {
 		{"routing without network", []string{"--routing", "adaptive"}, []string{"--routing needs a network"}},
 		{"hottest without network", []string{"--hottest", "3"}, []string{"--hottest needs a network"}},
 		{"bandwidth without network", []string{"--link-bandwidth", "2"}, []string{"--link-bandwidth needs a network"}},
+		// none names the network in the result but never consults it: a
+		// placement, a routing or a links report would change nothing.
+		{"mapping with none", []string{"--network-type", "none", "--network-file", dot, "--mapping", "round-robin"}, []string{"--mapping has no effect with --network-type none", "never consulted", "simple or flow"}},
+		{"routing with none", []string{"--network-type", "none", "--topology", "torus:4", "--routing", "adaptive"}, []string{"--routing has no effect with --network-type none"}},
+		{"hottest with none", []string{"--topology", "torus:4", "--hottest", "3"}, []string{"--hottest has no effect with --network-type none"}},
+		{"--seed with none and no noise", []string{"--network-type", "none", "--topology", "torus:4", "--seed", "7"}, []string{"--seed has no effect"}},
 		{"bandwidth with simple", []string{"--network-type", "simple", "--network-file", dot, "--link-bandwidth", "2"}, []string{"--link-bandwidth applies to --network-type flow only"}},
 		{"negative bandwidth", []string{"--network-type", "flow", "--network-file", dot, "--link-bandwidth", "-1"}, []string{"--link-bandwidth -1"}},
 		{"bad routing", []string{"--network-type", "flow", "--network-file", dot, "--routing", "sideways"}, []string{`--routing "sideways"`, "static or adaptive"}},

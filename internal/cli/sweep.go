@@ -91,10 +91,10 @@ func sweepPlotFlags(o *sweep.PlotOptions, out *string) *flag.FlagSet {
 	fs.StringVar(&o.X, "x", "", "`column` on the x axis, a swept parameter such as L_ns (required)")
 	fs.StringVar(&o.Series, "series", "", "`column` with one line per value, e.g. S_bytes")
 	fs.StringVar(&o.Y, "y", "max_time_ns", "`column` on the y axis")
-	fs.Var(whereFlags(o.Where), "where", "keep rows with `COLUMN=VALUE` (repeatable; the value in the column's unit or with its own: S_bytes=64KiB, L_ns=1.5us); every other swept parameter must be fixed")
+	fs.Var(whereFlags(o.Where), "where", "keep rows with `COLUMN=VALUE` (repeatable; the value in the column's unit or with its own: S_bytes=64KiB, L_ns=1.5us); every other swept parameter must be fixed; the plot's title lists them")
 	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
-	fs.StringVar(&o.Title, "title", "", "plot title (default: Y against X)")
+	fs.StringVar(&o.Title, "title", "", "plot `title` (default: Y against X [by SERIES]); a line under it gives the --where values")
 	fs.StringVar(out, "o", "", "image `file`: .png, .svg or .pdf (required)")
 	fs.Usage = func() { sweepUsage(fs.Output()) }
 	return fs

@@ -39,7 +39,8 @@ func traceFlags(o *TraceOptions) *flag.FlagSet {
 Runs COMMAND, usually mpirun and the application, with the gopsim tracer
 preloaded (LD_PRELOAD) and GOPSIM_TRACE_DIR set to DIR, so that every MPI
 rank writes its calls to DIR/rank-NNNNNN.gpt, then prints a summary of the
-trace on stderr: ranks, records, bytes, and calls and time per function.
+trace on stderr: the MPI library, ranks, records, bytes, and calls and
+time per function.
 Rank files already in DIR are removed first. Example:
 
   gopsim trace -o run1 -- mpirun -np 4 ./app input
@@ -189,14 +190,17 @@ func Trace(o *TraceOptions, stdout, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	printTraceStats(log, dir, st)
+	printTraceStats(log, dir, d.Library(), st)
 	if runErr != nil {
 		return fmt.Errorf("%s: %w (the trace may be incomplete)", o.Command[0], runErr)
 	}
 	return nil
 }
 
-func printTraceStats(w io.Writer, dir string, st *trace.Stats) {
+// printTraceStats writes the summary of the trace in dir: the MPI library
+// it was taken with (lib, MPI_Get_library_version's line), ranks, sizes,
+// how the ranks ended and the calls per function.
+func printTraceStats(w io.Writer, dir, lib string, st *trace.Stats) {
 	perRecord, perCall := 0.0, 0.0
 	if st.Records > 0 {
 		perRecord = float64(st.Bytes) / float64(st.Records)
@@ -205,6 +209,11 @@ func printTraceStats(w io.Writer, dir string, st *trace.Stats) {
 		perCall = float64(st.Bytes) / float64(st.Calls)
 	}
 	fmt.Fprintf(w, "trace: %s\n", dir)
+	if lib == "" {
+		fmt.Fprintln(w, "library: not recorded in the trace")
+	} else {
+		fmt.Fprintf(w, "library: %s\n", shortLibrary(lib))
+	}
 	fmt.Fprintf(w, "ranks: %d, communicators: %d, span: %.6f s\n", st.Ranks, st.Comms, float64(st.Span)/1e9)
 	fmt.Fprintf(w, "calls: %d in %d records, %d bytes (%.1f bytes per record, %.2f bytes per call)\n", st.Calls, st.Records, st.Bytes, perRecord, perCall)
 	var ends []string

@@ -91,11 +91,14 @@ func TestTraceRun(t *testing.T) {
 	if !strings.Contains(out, "pingpong: 10 round trips of 64 bytes") {
 		t.Errorf("the program's output is missing from stdout: %q", out)
 	}
-	for _, want := range []string{"trace: " + dir, "ranks: 2, communicators: 2", "ended: 2 with MPI_Finalize",
+	for _, want := range []string{"trace: " + dir, "\nlibrary: ", "ranks: 2, communicators: 2", "ended: 2 with MPI_Finalize",
 		"MPI_Send      20", "MPI_Recv      20", "MPI_Barrier   2"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("summary lacks %q:\n%s", want, errOut)
 		}
+	}
+	if strings.Contains(errOut, "library: not recorded") {
+		t.Errorf("the tracer records the library (MPI_Get_library_version):\n%s", errOut)
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the old rank file is still there: %v", err)
@@ -109,10 +112,29 @@ func TestTraceRun(t *testing.T) {
 	}
 }
 
+// TestTraceStatsLibrary: the summary names the MPI library the trace was
+// taken with (MPI_Get_library_version's first part, as convert says it),
+// or says the trace does not record it.
+func TestTraceStatsLibrary(t *testing.T) {
+	for _, tc := range []struct{ name, lib, want string }{
+		{"open mpi", "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022", "\nlibrary: Open MPI v4.1.4\n"},
+		{"mpich", "MPICH Version:      4.0.2", "\nlibrary: MPICH Version: 4.0.2\n"},
+		{"none recorded", "", "\nlibrary: not recorded in the trace\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			printTraceStats(&b, "d", tc.lib, &trace.Stats{Ranks: 2, Ends: map[trace.EndReason]int{trace.EndFinalize: 2}})
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("summary lacks %q:\n%s", tc.want, b.String())
+			}
+		})
+	}
+}
+
 // TestTraceStatsUnits: every number of the trace summary has its unit.
 func TestTraceStatsUnits(t *testing.T) {
 	var b strings.Builder
-	printTraceStats(&b, "d", &trace.Stats{Ranks: 2, Records: 10, Calls: 8, Bytes: 400, Span: 2e9, Ends: map[trace.EndReason]int{trace.EndFinalize: 2},
+	printTraceStats(&b, "d", "", &trace.Stats{Ranks: 2, Records: 10, Calls: 8, Bytes: 400, Span: 2e9, Ends: map[trace.EndReason]int{trace.EndFinalize: 2},
 		Funcs: []trace.FuncCount{{Func: trace.FuncSend, Calls: 8, Records: 8, Time: 3e6}}})
 	for _, want := range []string{"span: 2.000000 s", "400 bytes (40.0 bytes per record, 50.00 bytes per call)", "time_ms"} {
 		if !strings.Contains(b.String(), want) {

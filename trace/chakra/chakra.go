@@ -127,8 +127,7 @@ func Open(path string, opt Options) (*Trace, error) {
 	}
 	t.Warnings = trace.CountLines(warn)
 	if len(t.unsupported) > 0 && opt.Unsupported == "" {
-		return nil, fmt.Errorf("trace: chakra %s: %w (use --unsupported=calc to count their duration as computation): %s",
-			t.Prefix, trace.ErrUnsupported, trace.CountList(t.unsupported))
+		return nil, trace.UnsupportedCalls("trace: chakra "+t.Prefix, t.unsupported)
 	}
 	return t, nil
 }

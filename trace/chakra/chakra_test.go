@@ -227,6 +227,10 @@ func TestChakraUnsupported(t *testing.T) {
 	if !errors.Is(err, trace.ErrUnsupported) || !strings.Contains(err.Error(), "Chakra MEM_LOAD_NODE: memory is not modelled (duration counted as computation) x1") {
 		t.Fatalf("default policy: %v", err)
 	}
+	if want := "trace: chakra " + dir; !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), ": unsupported MPI calls (use --unsupported=calc") ||
+		strings.Count(err.Error(), "trace:") != 1 {
+		t.Errorf("default policy: %q, want it to start %q, then \"unsupported MPI calls\" (\"trace:\" once)", err, want)
+	}
 	if _, err := Open(dir, Options{Unsupported: "skip"}); err == nil {
 		t.Fatal("policy skip accepted")
 	}

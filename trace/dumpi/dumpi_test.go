@@ -679,6 +679,9 @@ func TestDumpiUnsupported(t *testing.T) {
 	if !errors.Is(err, trace.ErrUnsupported) {
 		t.Fatalf("err = %v", err)
 	}
+	if n := strings.Count(err.Error(), "trace:"); n != 1 || !strings.Contains(err.Error(), ": unsupported MPI calls (use --unsupported=calc") {
+		t.Errorf("err = %q: want \"trace:\" once (%d) and then \"unsupported MPI calls\"", err, n)
+	}
 	for _, s := range []string{"MPI_Win_fence (one-sided communication) x4", "MPI_Intercomm_create (intercommunicators and dynamic processes) x2",
 		"MPI_Barrier (on a communicator whose members the trace does not tell: an intercommunicator (MPI_Intercomm_create)) x2"} {
 		if !strings.Contains(err.Error(), s) {

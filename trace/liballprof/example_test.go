@@ -15,7 +15,7 @@ import (
 func ExampleOpen() {
 	l, err := liballprof.Open("testdata/vladimir-4", liballprof.Options{})
 	if err != nil {
-		log.Fatal(err) // e.g. "trace: liballprof ...: trace: unsupported MPI calls (...): MPI_Put x12"
+		log.Fatal(err) // e.g. "trace: liballprof ...: unsupported MPI calls (...): MPI_Put x12"
 	}
 	s := goal.NewSchedule(l.NumRanks())
 	st, err := trace.Convert(l, trace.ConvertOptions{}, s.AppendRank)

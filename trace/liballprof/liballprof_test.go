@@ -244,6 +244,9 @@ func TestLiballprofUnsupported(t *testing.T) {
 	if !errors.Is(err, trace.ErrUnsupported) {
 		t.Fatalf("err = %v", err)
 	}
+	if want := "trace: liballprof t-0.txt: unsupported MPI calls (use --unsupported=calc"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %q, want it to start %q (\"trace:\" once)", err, want)
+	}
 	for _, s := range []string{"MPI_Put x2", "MPI_Barrier (on a communicator whose members the trace does not tell: the ranks' positions in the communicator MPI_Cart_sub made do not tell its members) x2"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("the error does not list %q:\n%v", s, err)

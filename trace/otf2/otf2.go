@@ -84,8 +84,7 @@ func Open(path string, opt Options) (*Trace, error) {
 	}
 	t.unsupported, t.Warnings = n.unsup, trace.CountLines(n.warn)
 	if len(n.unsup) > 0 && opt.Unsupported == "" {
-		return nil, fmt.Errorf("trace: otf2 %s: %w (use --unsupported=calc to count their time as computation): %s",
-			anchor, trace.ErrUnsupported, trace.CountList(n.unsup))
+		return nil, trace.UnsupportedCalls("trace: otf2 "+anchor, n.unsup)
 	}
 	return t, nil
 }

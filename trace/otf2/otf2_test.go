@@ -166,6 +166,10 @@ func TestReadOTF2Print(t *testing.T) {
 	if !errors.Is(err, trace.ErrUnsupported) || !strings.Contains(err.Error(), "MPI_Put x1") || strings.Contains(err.Error(), "time counted") {
 		t.Fatalf("default policy: %v", err)
 	}
+	// Prefixed once: not "trace: otf2 x.otf2: trace: unsupported MPI calls".
+	if want := "trace: otf2 x.otf2: unsupported MPI calls (use --unsupported=calc"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("default policy: %q, want it to start %q", err, want)
+	}
 	tr, err := ReadPrint(strings.NewReader(text), "x.otf2", Options{Unsupported: "calc"})
 	if err != nil {
 		t.Fatal(err)

@@ -120,8 +120,7 @@ func ReadPrint(r io.Reader, name string, opt Options) (*Trace, error) {
 		return nil, err
 	}
 	if len(t.unsupported) > 0 && opt.Unsupported == "" {
-		return nil, fmt.Errorf("trace: otf2 %s: %w (use --unsupported=calc to count their time as computation): %s",
-			name, trace.ErrUnsupported, trace.CountList(t.unsupported))
+		return nil, trace.UnsupportedCalls("trace: otf2 "+name, t.unsupported)
 	}
 	return t, nil
 }
