@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -40,7 +41,8 @@ func signalChild(out string) {
 
 // TestSignalRemovesTemporary: SIGINT, SIGTERM or SIGHUP during a write
 // ends the process by that signal, removes the temporary file and leaves
-// the old output as it was.
+// the old output as it was. A signal the test itself runs with ignored
+// (SIGHUP under nohup) is ignored by the child too, which keeps writing.
 func TestSignalRemovesTemporary(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -70,6 +72,16 @@ func TestSignalRemovesTemporary(t *testing.T) {
 			}
 			if n := len(leftovers(t, dir)); n != 1 {
 				t.Errorf("%d temporary files while writing, want 1", n)
+			}
+			if signal.Ignored(sig) {
+				// Run under nohup: the child inherits SIGHUP ignored and
+				// must keep it so; it is stopped by SIGTERM instead.
+				cmd.Process.Signal(sig)
+				time.Sleep(200 * time.Millisecond)
+				if n := len(leftovers(t, dir)); n != 1 {
+					t.Errorf("%v, ignored when the child started: %d temporary files after it, want 1 (still writing)", sig, n)
+				}
+				sig = syscall.SIGTERM
 			}
 			cmd.Process.Signal(sig)
 			err = cmd.Wait()
