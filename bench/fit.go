@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
+	"github.com/gopsim/gopsim/sim"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -830,11 +830,7 @@ type rangeFit struct {
 // assumptions.
 func rangeWarnings(r int, rg, uc Range, cf ConstraintFit, l [nSeries]line, seg []point) []string {
 	var w []string
-	end := strconv.FormatInt(rg.MaxBytes, 10)
-	if rg.MaxBytes == MaxMessageBytes {
-		end = "max"
-	}
-	where := fmt.Sprintf("range %d (%d..%s bytes)", r, rg.MinBytes, end)
+	where := fmt.Sprintf("range %d (%d..%s bytes)", r, rg.MinBytes, sim.FormatRangeEnd(uint64(rg.MaxBytes)))
 	add := func(format string, args ...any) { w = append(w, where+": "+fmt.Sprintf(format, args...)) }
 	cost := fmt.Sprintf("the constrained fit's residuals (rms) are %.1f ns in the half round trip, %.1f ns in the gap and %.1f ns in the overhead, against %.1f, %.1f and %.1f ns unconstrained",
 		cf.RMSHalfRTTNs, cf.RMSGapNs, cf.RMSOverheadNs, cf.UnconstrainedRMSHalfRTTNs, cf.UnconstrainedRMSGapNs, cf.UnconstrainedRMSOverheadNs)

@@ -287,6 +287,13 @@ func ExampleLibraryName() {
 	// Output: "MPICH Version: 4.0.2"
 }
 
+// FormatRangeEnd prints the last size of a range of messages, "max" for
+// the range that reaches MaxMessage, as calibrated files end.
+func ExampleFormatRangeEnd() {
+	fmt.Println(sim.FormatRangeEnd(4040), sim.FormatRangeEnd(sim.MaxMessage))
+	// Output: 4040 max
+}
+
 // A schedule in the binary form holds ops larger than the engine runs;
 // SizeError names the first such op as soon as the program is read, by
 // rank, index and label (a binary schedule has no lines), and Run fails

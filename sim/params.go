@@ -164,6 +164,16 @@ func (p *Params) field(name string) (*float64, func(*Range) *float64) {
 	return nil, nil
 }
 
+// FormatRangeEnd is the last size of a range of messages as gopsim
+// prints it: "max" for a range that reaches MaxMessage (the last range of
+// a calibrated parameter file), else the number of bytes.
+func FormatRangeEnd(maxBytes uint64) string {
+	if maxBytes == MaxMessage {
+		return "max"
+	}
+	return strconv.FormatUint(maxBytes, 10)
+}
+
 // String formats the parameters with their units, G also as the
 // bandwidth it is (FormatBandwidth): "G=6 ns/byte (166.7 MB/s)"; a range
 // that reaches MaxMessage ends at "max".
@@ -172,12 +182,8 @@ func (p Params) String() string {
 	s := fmt.Sprintf("L=%s ns, o=%s ns, g=%s ns, G=%s ns/byte (%s), O=%s ns/byte, S=%d bytes",
 		f(p.L), f(p.Overhead), f(p.Gap), f(p.GapPerByte), FormatBandwidth(p.GapPerByte), f(p.OverheadPerByte), p.EagerLimit)
 	for _, r := range p.Ranges {
-		end := strconv.FormatUint(r.MaxBytes, 10)
-		if r.MaxBytes == MaxMessage {
-			end = "max" // the last range of a calibrated file
-		}
 		s += fmt.Sprintf("; %d..%s bytes: L=%g ns, o=%g ns, g=%g ns, G=%g ns/byte (%s), O=%g ns/byte",
-			r.MinBytes, end, r.L, r.Overhead, r.Gap, r.GapPerByte, FormatBandwidth(r.GapPerByte), r.OverheadPerByte)
+			r.MinBytes, FormatRangeEnd(r.MaxBytes), r.L, r.Overhead, r.Gap, r.GapPerByte, FormatBandwidth(r.GapPerByte), r.OverheadPerByte)
 	}
 	if m := p.modelsString(); m != "" {
 		s += "; " + m

@@ -643,7 +643,7 @@ func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 		if f := pf.Fit.Ranges[i]; f.R2Gap != nil {
 			r2 = strconv.FormatFloat(*f.R2Gap, 'f', 5, 64)
 		}
-		fmt.Fprintf(tw, "%d\t%d..%s\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%s\t\n", i, r.MinBytes, maxBytes(r.MaxBytes), r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte, r2)
+		fmt.Fprintf(tw, "%d\t%d..%s\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%s\t\n", i, r.MinBytes, sim.FormatRangeEnd(uint64(r.MaxBytes)), r.L, r.Overhead, r.Gap, r.GapPerByte, r.OverheadPerByte, r2)
 	}
 	tw.Flush()
 	summarizeConstraints(w, pf)
@@ -682,13 +682,6 @@ func summarizeLibrary(w io.Writer, lib *sim.LibraryCosts) {
 		calls = append(calls, fmt.Sprintf("%s %s", strings.TrimPrefix(c.Function, "MPI_"), sim.FormatDuration(c.Ns)))
 	}
 	fmt.Fprintf(w, "first call: %s (over a warm call)\n", strings.Join(calls, ", "))
-}
-
-func maxBytes(b int64) string {
-	if b == bench.MaxMessageBytes {
-		return "max"
-	}
-	return strconv.FormatInt(b, 10)
 }
 
 // summarizeConstraints prints, per range, the binding constraints and
