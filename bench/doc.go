@@ -20,6 +20,21 @@
 // costs more than one in a tight loop, and with two values of n that extra
 // cost cancels (o is the slope over n-1).
 //
+// Exchanges (gopsim). A ping-pong cannot tell the sender's per-byte cost O
+// from G, and the overhead series times the sender's copy, which a ring,
+// a halo or an all-to-all step does not pay in full. Where the backend can
+// (the mpi backend), Measure also times exchange rounds: both ends send s
+// bytes to each other at once (MPI_Sendrecv), X(1,s) and X(n,s) of them
+// in a row; one exchange, (X(n,s)-X(1,s))/(n-1), is under the LogGOPS
+// rules
+//
+//	max(2o + bO + bG, 2o + L + bG, g + bG)
+//
+// (the CPU still sending when the other's message arrives; free when it
+// arrives; the NIC's gap), and the fit takes it first with the half round
+// trip, so that both a ping-pong and an exchange simulate as measured and
+// the overhead series decides only what they leave open.
+//
 // A protocol change (eager to rendezvous, a packet size, the end of a
 // cache) shows as a jump or a kink in the series; Fit splits the size axis
 // where one line per side removes most of the residuals, or where a line
@@ -36,7 +51,8 @@
 // most to the round trip (the rendezvous handshake), so it lies between
 // two measured sizes. Finally Fit simulates a ping-pong at every measured
 // size with the result (SimulatePingPong, gopsim's engine) and reports it
-// against the measured round trip (fit.pingpong).
+// against the measured round trip (fit.pingpong), and an exchange at every
+// size with exchange rounds (SimulateExchange, fit.exchange).
 //
 // Each round's repetitions are summarized by their mean (FitOptions.Mean,
 // what `gopsim calibrate` fits by default: an application's time is the
@@ -58,8 +74,8 @@
 // rounds between two MPI ranks, so that the MPI library's own costs are
 // measured: its default sizes (DefaultMPISizes, 1 byte to 4 MiB) see each
 // protocol the library switches between.
-// The raw table (CSV, n,d_ns,s_bytes,prtt_ns, one row per repetition) is
-// always kept: `gopsim calibrate fit` refits it without a network.
+// The raw table (CSV, n,d_ns,s_bytes,prtt_ns,round, one row per
+// repetition; ReadTable) is always kept: `gopsim calibrate fit` refits it without a network.
 //
 // # Example
 //

@@ -169,6 +169,9 @@ type FitReport struct {
 	// PingPong compares, per measured size, the round trip of a ping-pong
 	// simulated with the fitted parameters with the measured one.
 	PingPong []PingPongPoint `json:"pingpong"`
+	// Exchange compares, per size with exchange rounds, a simulated
+	// exchange with the measured one.
+	Exchange []ExchangePoint `json:"exchange,omitempty"`
 }
 
 // RangeFit is the quality of one range's fit: R² of the three lines (absent
@@ -183,9 +186,11 @@ type RangeFit struct {
 	R2HalfRTT         *float64 `json:"r2_half_rtt"`
 	R2Gap             *float64 `json:"r2_gap"`
 	R2Overhead        *float64 `json:"r2_overhead"`
+	R2Exchange        *float64 `json:"r2_exchange,omitempty"`
 	RMSHalfRTTNs      float64  `json:"rms_resid_half_rtt_ns"`
 	RMSGapNs          float64  `json:"rms_resid_gap_ns"`
 	RMSOverheadNs     float64  `json:"rms_resid_overhead_ns"`
+	RMSExchangeNs     *float64 `json:"rms_resid_exchange_ns,omitempty"`
 	LSE               float64  `json:"L_se_ns"`
 	OverheadSE        float64  `json:"o_se_ns"`
 	GapSE             float64  `json:"g_se_ns"`
@@ -242,15 +247,29 @@ type PointFit struct {
 	// costs more than PRTT(1,0,s): wake-ups at both ends. Present with
 	// PRTT(n,d,s) rows for two n.
 	IdleExtra *float64 `json:"idle_extra_ns,omitempty"`
+	// Exchange is (X(n,s) - X(1,s))/(n-1), the time of one exchange, from
+	// exchange rounds of 1 and of ExchangeN exchanges (their summaries).
+	ExchangeN     int      `json:"exchange_n,omitempty"`
+	Exchange1     *Summary `json:"exchange_1,omitempty"`
+	ExchangeNSum  *Summary `json:"exchange_n_rounds,omitempty"`
+	Exchange      *float64 `json:"exchange_ns,omitempty"`
+	ExchangeResid *float64 `json:"exchange_resid_ns,omitempty"`
 }
 
-// The three derived series of a point.
+// The derived series of a point: the three of LogGP, and the exchange
+// (present when the table has exchange rounds).
 const (
 	sHalf = iota
 	sGap
 	sOver
+	sExch
 	nSeries
 )
+
+// prioritized reports whether series k is fitted first (halfRTTPriority):
+// the half round trip and the exchange, what chains of dependent messages
+// pay.
+func prioritized(k int) bool { return k == sHalf || k == sExch }
 
 // point is one size's derived values and their standard errors.
 type point struct {
@@ -261,6 +280,9 @@ type point struct {
 	p1   Summary
 	pn   *Summary
 	pnd  *Summary
+	x1   *Summary // exchange rounds of one exchange, X(1,s)
+	xn   *Summary // of xN exchanges, X(xN,s)
+	xN   int
 	y    [nSeries]float64
 	se   [nSeries]float64
 	has  [nSeries]bool
@@ -379,7 +401,13 @@ func bestSplit(pts []point, minPts int) (whole, split float64, at int) {
 	left := make([]float64, n+1)  // left[k]: cost of pts[:k]
 	right := make([]float64, n+1) // right[k]: cost of pts[k:]
 	for k := range nSeries {
-		// The half round trip counts first, as in the range's fit.
+		// The half round trip counts first, as in the range's fit. The
+		// exchange does not place changes: it is the largest of three
+		// lines (exchangeForms), and bends where another one takes over
+		// without any change of protocol.
+		if k == sExch {
+			continue
+		}
 		wk := 1.0
 		if k == sHalf {
 			wk = halfRTTPriority
@@ -471,6 +499,9 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		pf.Source.Sizes = append(pf.Source.Sizes, p.size)
 	}
 	pf.Fit.Method = "PRTT(n,d,s), LogGP (Hoefler, Lichei, Rehm 2007); binary segmentation of weighted least-squares lines over s-1; per range non-negative least squares (Lawson-Hanson) of the three series, the half round trip first"
+	if slices.ContainsFunc(pts, func(p point) bool { return p.has[sExch] }) {
+		pf.Fit.Method += "; with exchange rounds X(n,s) (gopsim), fitted first too"
+	}
 	pf.Fit.Quantile, pf.Fit.Statistic, pf.Fit.MaxRanges = opt.Quantile, opt.statistic().name(), opt.MaxRanges
 	pf.Warnings = append(pf.Warnings, missingSeries(pts)...)
 	mpts, err := medianPoints(t, opt, pts)
@@ -516,6 +547,9 @@ func Fit(t Table, opt FitOptions) (*ParamFile, error) {
 		return nil, err
 	}
 	pf.Fit.PingPong = pp
+	if pf.Fit.Exchange, err = exchanges(pf, pts); err != nil {
+		return nil, err
+	}
 	if pf.Warnings == nil {
 		pf.Warnings = []string{}
 	}
@@ -589,7 +623,8 @@ func (opt FitOptions) withDefaults() (FitOptions, error) {
 // missingSeries says which series the table has no rows of.
 func missingSeries(pts []point) []string {
 	var w []string
-	for k, name := range [nSeries]string{"PRTT(1,0,s)", "PRTT(n,0,s): g and G", "PRTT(n,d,s): o and O"} {
+	// Exchange rounds are optional: the tcp backend has none.
+	for k, name := range [...]string{"PRTT(1,0,s)", "PRTT(n,0,s): g and G", "PRTT(n,d,s): o and O"} {
 		missing := 0
 		for _, p := range pts {
 			if !p.has[k] {
@@ -786,6 +821,11 @@ func pointFits(pts []point, ranges []Range) []PointFit {
 		if p.cold != nil {
 			pp.IdleExtra = finite(*p.cold, 1)
 		}
+		if p.has[sExch] {
+			x1, xn := roundSummary(*p.x1), roundSummary(*p.xn)
+			pp.ExchangeN, pp.Exchange1, pp.ExchangeNSum = p.xN, &x1, &xn
+			pp.Exchange, pp.ExchangeResid = finite(p.y[sExch], 3), finite(p.y[sExch]-model(rg, sExch, p.b), 3)
+		}
 		out = append(out, pp)
 	}
 	return out
@@ -834,6 +874,9 @@ func rangeWarnings(r int, rg, uc Range, cf ConstraintFit, l [nSeries]line, seg [
 	add := func(format string, args ...any) { w = append(w, where+": "+fmt.Sprintf(format, args...)) }
 	cost := fmt.Sprintf("the constrained fit's residuals (rms) are %.1f ns in the half round trip, %.1f ns in the gap and %.1f ns in the overhead, against %.1f, %.1f and %.1f ns unconstrained",
 		cf.RMSHalfRTTNs, cf.RMSGapNs, cf.RMSOverheadNs, cf.UnconstrainedRMSHalfRTTNs, cf.UnconstrainedRMSGapNs, cf.UnconstrainedRMSOverheadNs)
+	if cf.RMSExchangeNs != nil {
+		cost += fmt.Sprintf("; in the exchange %.1f ns, against %.1f ns", *cf.RMSExchangeNs, *cf.UnconstrainedRMSExchangeNs)
+	}
 	// A value is negative when it is below 0 by more than its standard
 	// error: -1e-16 is 0, and -0.3 ± 0.5 may be.
 	if se := math.Hypot(l[sHalf].aSE, 2*l[sOver].aSE); uc.L < -se {
@@ -890,6 +933,7 @@ func points(t Table, st statistic) ([]point, []string, error) {
 	type key struct {
 		n       int
 		delayed bool
+		exch    bool
 	}
 	bySize := map[int64]map[key]*rows{}
 	for _, s := range t {
@@ -898,7 +942,7 @@ func points(t Table, st statistic) ([]point, []string, error) {
 			m = map[key]*rows{}
 			bySize[s.SizeBytes] = m
 		}
-		k := key{s.N, s.DelayNs > 0}
+		k := key{s.N, s.DelayNs > 0, s.Exchange}
 		r := m[k]
 		if r == nil {
 			r = &rows{}
@@ -913,11 +957,11 @@ func points(t Table, st statistic) ([]point, []string, error) {
 	best := func(m map[key]*rows, delayed bool, prefer int) int {
 		n := 0
 		for k, r := range m {
-			if k.n < 2 || k.delayed != delayed {
+			if k.n < 2 || k.delayed != delayed || k.exch {
 				continue
 			}
 			if n == 0 || cmp.Or(cmp.Compare(b2i(k.n == prefer), b2i(n == prefer)),
-				cmp.Compare(len(r.prtt), len(m[key{n, delayed}].prtt)), cmp.Compare(k.n, n)) > 0 {
+				cmp.Compare(len(r.prtt), len(m[key{n, delayed, false}].prtt)), cmp.Compare(k.n, n)) > 0 {
 				n = k.n
 			}
 		}
@@ -926,7 +970,7 @@ func points(t Table, st statistic) ([]point, []string, error) {
 	var pts []point
 	var warn []string
 	for size, m := range bySize {
-		p1, ok := m[key{1, false}]
+		p1, ok := m[key{1, false, false}]
 		if !ok {
 			warn = append(warn, fmt.Sprintf("%d bytes: no PRTT(1,0,s) rows; size ignored", size))
 			continue
@@ -935,7 +979,7 @@ func points(t Table, st statistic) ([]point, []string, error) {
 		se1 := p.p1.SEAt(seFloor(p.p1.Q))
 		p.y[sHalf], p.se[sHalf], p.has[sHalf] = p.p1.Q/2, se1/2, true
 		if n := best(m, false, 0); n != 0 {
-			s := st.summarize(m[key{n, false}].prtt)
+			s := st.summarize(m[key{n, false, false}].prtt)
 			p.pn, p.n = &s, n
 			nm1 := float64(n - 1)
 			p.y[sGap] = (s.Q - p.p1.Q) / nm1
@@ -943,7 +987,7 @@ func points(t Table, st statistic) ([]point, []string, error) {
 			p.has[sGap] = true
 		}
 		if n := best(m, true, p.n); n != 0 {
-			r := m[key{n, true}]
+			r := m[key{n, true, false}]
 			s, net := st.summarize(r.prtt), st.summarize(r.net)
 			p.pnd, p.d = &s, Summarize(r.delay).Median
 			if p.n == 0 {
@@ -958,7 +1002,7 @@ func points(t Table, st statistic) ([]point, []string, error) {
 			// of a round trip after idling.
 			var x, y, se []float64
 			for k, r := range m {
-				if k.delayed && k.n >= 2 {
+				if k.delayed && !k.exch && k.n >= 2 {
 					net := st.summarize(r.net)
 					x, y, se = append(x, float64(k.n-1)), append(y, net.Q), append(se, net.SEAt(seFloor(net.Q)))
 				}
@@ -970,6 +1014,13 @@ func points(t Table, st statistic) ([]point, []string, error) {
 				p.cold = &cold
 			}
 		}
+		xs := map[int][]float64{}
+		for k, r := range m {
+			if k.exch {
+				xs[k.n] = r.prtt
+			}
+		}
+		exchangeSeries(&p, st, xs)
 		pts = append(pts, p)
 	}
 	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(a.size, b.size) })
@@ -978,6 +1029,34 @@ func points(t Table, st statistic) ([]point, []string, error) {
 		return nil, nil, fmt.Errorf("%w: %d message sizes with PRTT(1,0,s) rows, want at least 2", ErrFit, len(pts))
 	}
 	return pts, warn, nil
+}
+
+// exchangeSeries derives p's exchange from its exchange rounds (xs: the
+// rounds' times by their number of exchanges): with X(1,s) and X(n,s) for
+// the n > 1 of the most rows (ties: the larger n), the exchange is their
+// slope (X(n,s) - X(1,s))/(n-1), which cancels what the first exchange of
+// a round costs more or less than the others (the ranks' skew at its
+// start).
+func exchangeSeries(p *point, st statistic, xs map[int][]float64) {
+	x1 := xs[1]
+	if x1 == nil {
+		return
+	}
+	n := 0
+	for k, r := range xs {
+		if k > 1 && (n == 0 || cmp.Or(cmp.Compare(len(r), len(xs[n])), cmp.Compare(k, n)) > 0) {
+			n = k
+		}
+	}
+	if n == 0 {
+		return
+	}
+	s1, sn := st.summarize(x1), st.summarize(xs[n])
+	p.x1, p.xn, p.xN = &s1, &sn, n
+	nm1 := float64(n - 1)
+	p.y[sExch] = (sn.Q - s1.Q) / nm1
+	p.se[sExch] = math.Hypot(s1.SEAt(seFloor(s1.Q)), sn.SEAt(seFloor(sn.Q))) / nm1
+	p.has[sExch] = true
 }
 
 // seFloor is the smallest standard error a median of about x ns is given:

@@ -643,10 +643,10 @@ func (p *IBVerbsProber) Rounds(ctx context.Context, sizeBytes int64, rounds []Ro
 		return fmt.Errorf("bench: %d rounds (%d results) in a batch, want 1..%d", len(rounds), len(res), maxBatch)
 	}
 	p.ns, p.delays, p.sleeps = p.ns[:0], p.delays[:0], p.sleeps[:0]
+	if err := checkRounds(rounds, false); err != nil {
+		return err
+	}
 	for _, r := range rounds {
-		if r.N < 1 || r.N > MaxRoundMessages || r.Delay < 0 || r.Delay > maxDelayNs {
-			return fmt.Errorf("bench: round of %d messages, delay %v", r.N, r.Delay)
-		}
 		sl := uint8(0)
 		if r.Sleep {
 			sl = 1

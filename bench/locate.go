@@ -108,7 +108,7 @@ func (sd sides) low(s int64, m float64) bool {
 func tableMedian(t Table, s int64, r Range) float64 {
 	var xs []float64
 	for _, row := range t {
-		if row.N == 1 && row.DelayNs == 0 && row.SizeBytes == s {
+		if row.N == 1 && row.DelayNs == 0 && !row.Exchange && row.SizeBytes == s {
 			xs = append(xs, row.PRTTNs)
 		}
 	}

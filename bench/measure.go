@@ -12,10 +12,47 @@ import (
 // of the same size. The prober spins through the delay (Netgauge's way:
 // the CPU stays busy and warm, as in a loop of sends), or, with Sleep,
 // sleeps and leaves the CPU to the peer and the rest of the machine.
+//
+// An Exchange round (Delay 0, Sleep false) is N exchanges instead: both
+// ends send a message of the size to each other and receive the other's
+// at once (MPI_Sendrecv), N times in a row, and the result is the time of
+// all N. A ring, a halo or an all-to-all step is such an exchange, and a
+// model that reproduces round trips does not always reproduce it
+// (docs/accuracy.md); only an Exchanger runs them.
 type Round struct {
-	N     int
-	Delay time.Duration
-	Sleep bool
+	N        int
+	Delay    time.Duration
+	Sleep    bool
+	Exchange bool
+}
+
+// An Exchanger is a Prober that can run Exchange rounds, when Exchanges
+// says so. Measure measures exchanges through every Prober that can.
+type Exchanger interface {
+	Prober
+	Exchanges() bool
+}
+
+// canExchange reports whether p runs Exchange rounds.
+func canExchange(p Prober) bool {
+	x, ok := p.(Exchanger)
+	return ok && x.Exchanges()
+}
+
+// checkRounds returns an error about the first round in rounds that no
+// prober runs, or an exchange round when exchange is false.
+func checkRounds(rounds []Round, exchange bool) error {
+	for _, r := range rounds {
+		switch {
+		case r.N < 1 || r.N > MaxRoundMessages || r.Delay < 0 || r.Delay > maxDelayNs:
+			return fmt.Errorf("bench: round of %d messages, delay %v", r.N, r.Delay)
+		case r.Exchange && !exchange:
+			return fmt.Errorf("bench: an exchange round, which this backend does not run")
+		case r.Exchange && (r.Delay != 0 || r.Sleep):
+			return fmt.Errorf("bench: an exchange round with a delay of %v (sleep %v): exchanges have none", r.Delay, r.Sleep)
+		}
+	}
+	return nil
 }
 
 // Result is what a round measured: the round trip, and the mean of the
@@ -165,8 +202,9 @@ func (c Config) WithDefaults() (Config, error) {
 }
 
 // Measure measures PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) and, for n > 2,
-// PRTT(2,d,s) for every size of cfg through p and returns the raw table
-// (timed rounds only).
+// PRTT(2,d,s) for every size of cfg through p, and, when p is an
+// Exchanger that runs them, X(1,s) and X(n,s), exchange rounds of one and
+// n exchanges, and returns the raw table (timed rounds only).
 //
 // Per size it runs Warmup rounds of PRTT(1,0,s) (their median is d when
 // cfg.Delay is 0), then Warmup untimed and Reps timed repetitions of the
@@ -256,6 +294,9 @@ func (m *measurer) size(ctx context.Context, t Table, s int64, reps int) (Table,
 	if cfg.N > 2 {
 		kinds = append(kinds, Round{N: 2, Delay: d, Sleep: cfg.Sleep})
 	}
+	if canExchange(m.p) {
+		kinds = append(kinds, Round{N: 1, Exchange: true}, Round{N: cfg.N, Exchange: true})
+	}
 	m.rounds = m.rounds[:0]
 	for range cfg.Warmup + reps {
 		m.rounds = append(m.rounds, kinds...)
@@ -267,7 +308,7 @@ func (m *measurer) size(ctx context.Context, t Table, s int64, reps int) (Table,
 	skip := len(kinds) * cfg.Warmup
 	for j, r := range m.rounds[skip:] {
 		x := m.res[skip+j]
-		sm := Sample{N: r.N, SizeBytes: s, PRTTNs: float64(max(x.PRTT.Nanoseconds(), 1))}
+		sm := Sample{N: r.N, SizeBytes: s, PRTTNs: float64(max(x.PRTT.Nanoseconds(), 1)), Exchange: r.Exchange}
 		if r.Delay > 0 {
 			sm.DelayNs = float64(max(x.Delay.Nanoseconds(), 1))
 		}

@@ -181,7 +181,7 @@ func FitModels(pf *ParamFile, t Table, in ModelInputs) (*ModelFile, error) {
 func fitLogfP(t Table, g0 float64) (*sim.LogfPParams, *LogfPFit, error) {
 	bySize := map[int64]map[int][]float64{}
 	for _, s := range t {
-		if s.DelayNs != 0 {
+		if s.DelayNs != 0 || s.Exchange {
 			continue
 		}
 		m := bySize[s.SizeBytes]

@@ -13,14 +13,17 @@ package bench
 //
 // Commands, gopsim to rank 0:
 //
-//	batch SIZE REPEAT K      then K lines:  N DELAY_NS SLEEP
+//	batch SIZE REPEAT K      then K lines:  N DELAY_NS SLEEP EXCHANGE
 //	quit                     (the end of the input means the same)
 //
 // A batch is the K rounds given, REPEAT times over (REPEAT*K rounds in
-// all, in order), every message of SIZE bytes: N messages from rank 0 to
-// rank 1 (MPI_Send, tag 1), DELAY_NS apart (the delay starts when the
-// previous MPI_Send returns; SLEEP 1 sleeps through it, 0 spins), then
-// one reply from rank 1 (tag 2). Limits: 1 <= SIZE <= MaxSizeBytes,
+// all, in order), every message of SIZE bytes. A round with EXCHANGE 0 is
+// N messages from rank 0 to rank 1 (MPI_Send, tag 1), DELAY_NS apart (the
+// delay starts when the previous MPI_Send returns; SLEEP 1 sleeps through
+// it, 0 spins), then one reply from rank 1 (tag 2). A round with EXCHANGE
+// 1 (DELAY_NS and SLEEP 0) is N exchanges: both ranks call MPI_Sendrecv,
+// each sending SIZE bytes to the other and receiving SIZE bytes from it
+// (tag 4), N times in a row; rank 0 times them all. Limits: 1 <= SIZE <= MaxSizeBytes,
 // 1 <= REPEAT*K <= 2^20, 1 <= N <= MaxRoundMessages, 0 <= DELAY_NS <=
 // 2^40. Before a batch's first round rank 1 tells rank 0 that it is
 // ready (a 0-byte message, tag 3, which also carries rank 1's host name
@@ -35,12 +38,13 @@ package bench
 //	@prtt bye BATCHES ROUNDS MESSAGES              after quit, before MPI_Finalize
 //	@prtt error MESSAGE                            in place of any line; the program then exits with status 1
 //
-// VERSION is 1, RANKS 2 (gopsim-prtt refuses to run on more or fewer),
+// VERSION is 2 (1 had no EXCHANGE), RANKS 2 (gopsim-prtt refuses to run on more or fewer),
 // HOST0 and HOST1 are MPI_Get_processor_name's (blanks replaced by '_'),
 // LIBRARY is the first line of MPI_Get_library_version's string. In an r
 // line N repeats the round's N, DELAY_NS is the mean delay actually spent
-// between its messages (0 when none was asked) and PRTT_NS the round trip
-// (at least 1), both from CLOCK_MONOTONIC.
+// between its messages (0 when none was asked) and PRTT_NS the round trip,
+// or an exchange round's N exchanges (at least 1), both from
+// CLOCK_MONOTONIC.
 //
 // Design notes. A batch is a pattern and a repeat count because Measure's
 // batches are: its interleaved rounds are the same few kinds over and
@@ -75,7 +79,7 @@ import (
 
 const (
 	mpiTag         = "@prtt "
-	mpiVersion     = 1
+	mpiVersion     = 2
 	mpiMaxLineSize = 64 << 10
 )
 
@@ -280,10 +284,8 @@ func (p *MPIProber) Rounds(ctx context.Context, sizeBytes int64, rounds []Round,
 	if len(rounds) < 1 || len(rounds) > maxBatch || len(res) != len(rounds) {
 		return fmt.Errorf("bench: %d rounds (%d results) in a batch, want 1..%d", len(rounds), len(res), maxBatch)
 	}
-	for _, r := range rounds {
-		if r.N < 1 || r.N > MaxRoundMessages || r.Delay < 0 || r.Delay > maxDelayNs {
-			return fmt.Errorf("bench: round of %d messages, delay %v", r.N, r.Delay)
-		}
+	if err := checkRounds(rounds, true); err != nil {
+		return err
 	}
 	if p.err != nil {
 		return p.err
@@ -296,11 +298,7 @@ func (p *MPIProber) Rounds(ctx context.Context, sizeBytes int64, rounds []Round,
 	k := period(rounds)
 	fmt.Fprintf(p.in, "batch %d %d %d\n", sizeBytes, len(rounds)/k, k)
 	for _, r := range rounds[:k] {
-		sleep := 0
-		if r.Sleep {
-			sleep = 1
-		}
-		fmt.Fprintf(p.in, "%d %d %d\n", r.N, r.Delay.Nanoseconds(), sleep)
+		fmt.Fprintf(p.in, "%d %d %d %d\n", r.N, r.Delay.Nanoseconds(), b2i(r.Sleep), b2i(r.Exchange))
 	}
 	if err := p.in.Flush(); err != nil {
 		return p.abort(ctxErr(ctx, fmt.Errorf("sending a batch: %w", err)))
@@ -310,6 +308,9 @@ func (p *MPIProber) Rounds(ctx context.Context, sizeBytes int64, rounds []Round,
 	}
 	return nil
 }
+
+// Exchanges implements Exchanger: gopsim-prtt runs exchange rounds.
+func (p *MPIProber) Exchanges() bool { return true }
 
 // Close ends the session: it tells the program to quit and waits for the
 // launcher to exit (at most 30 s, then stops it).

@@ -110,6 +110,7 @@ func TestMPIMeasure(t *testing.T) {
 		n       int
 		delayed bool
 		size    int64
+		exch    bool
 	}
 	rows := map[kind]int{}
 	for _, s := range tab {
@@ -119,17 +120,17 @@ func TestMPIMeasure(t *testing.T) {
 		if s.DelayNs > 0 && s.PRTTNs < float64(s.N-1)*s.DelayNs {
 			t.Errorf("PRTT(%d,d,%d) = %g ns is less than (n-1)d = %g ns", s.N, s.SizeBytes, s.PRTTNs, float64(s.N-1)*s.DelayNs)
 		}
-		rows[kind{s.N, s.DelayNs > 0, s.SizeBytes}]++
+		rows[kind{s.N, s.DelayNs > 0, s.SizeBytes, s.Exchange}]++
 	}
 	for _, s := range sizes {
-		for _, k := range []kind{{1, false, s}, {n, false, s}, {n, true, s}, {2, true, s}} {
+		for _, k := range []kind{{1, false, s, false}, {n, false, s, false}, {n, true, s, false}, {2, true, s, false}, {1, false, s, true}, {n, false, s, true}} {
 			if rows[k] != reps {
-				t.Errorf("%d rows of PRTT(%d,%v,%d), want %d", rows[k], k.n, map[bool]string{false: "0", true: "d"}[k.delayed], s, reps)
+				t.Errorf("%d rows of %s(%d,%v,%d), want %d", rows[k], map[bool]string{false: "PRTT", true: "X"}[k.exch], k.n, map[bool]string{false: "0", true: "d"}[k.delayed], s, reps)
 			}
 		}
 	}
-	if len(tab) != 4*reps*len(sizes) {
-		t.Errorf("%d rows, want %d", len(tab), 4*reps*len(sizes))
+	if len(tab) != 6*reps*len(sizes) {
+		t.Errorf("%d rows, want %d", len(tab), 6*reps*len(sizes))
 	}
 
 	// Sane: the fit works, its numbers are finite, a message costs
@@ -156,6 +157,14 @@ func TestMPIMeasure(t *testing.T) {
 	if h := pts[0].HalfRTT; !(h > 0 && h < 1e6) {
 		t.Errorf("half round trip of 1 byte %.0f ns, want 0..1 ms", h)
 	}
+	if len(pf.Fit.Exchange) != len(sizes) {
+		t.Errorf("%d exchanges compared with the simulation, want %d", len(pf.Fit.Exchange), len(sizes))
+	}
+	for _, x := range pf.Fit.Exchange {
+		if !(x.MeasuredNs > 0 && x.MeasuredNs < 1e6 && x.Ratio > 0) {
+			t.Errorf("exchange %+v", x)
+		}
+	}
 	if pts[len(pts)-1].HalfRTT <= pts[0].HalfRTT {
 		t.Errorf("half round trip of %d bytes (%.0f ns) not above that of 1 byte (%.0f ns)", sizes[len(sizes)-1], pts[len(pts)-1].HalfRTT, pts[0].HalfRTT)
 	}
@@ -173,7 +182,7 @@ func TestStartMPIErrors(t *testing.T) {
 	if err := os.WriteFile(prog, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const hello = `echo "@prtt hello 1 2 a b Fake MPI 1.0"; `
+	const hello = `echo "@prtt hello 2 2 a b Fake MPI 1.0"; `
 	tests := []struct {
 		name     string
 		launcher []string
@@ -186,7 +195,7 @@ func TestStartMPIErrors(t *testing.T) {
 		{"launcher fails", fakeLauncher("echo 'not MPI'; exit 3"), prog, "exit status 3", io.ErrUnexpectedEOF},
 		{"program error", fakeLauncher(`echo "@prtt error 3 ranks: gopsim-prtt runs on exactly 2"; exit 1`), prog,
 			"gopsim-prtt output:1:7: gopsim-prtt: 3 ranks: gopsim-prtt runs on exactly 2", ErrMPIProgram},
-		{"old version", fakeLauncher(`echo "@prtt hello 0 2 a b MPI"`), prog, `protocol version "0", want 1`, ErrProtocol},
+		{"old version", fakeLauncher(`echo "@prtt hello 0 2 a b MPI"`), prog, `protocol version "0", want 2`, ErrProtocol},
 		{"bad batch", fakeLauncher(hello + `read l; read a; echo "@prtt batch 8 1"; echo "@prtt r 1 0 -4"; read q`), prog,
 			"gopsim-prtt output:3:13: PRTT_NS=-4 outside 1..", ErrProtocol},
 		{"dies in a batch", fakeLauncher(hello + `read l; echo "@prtt batch 8 1"; exit 7`), prog, "exit status 7", io.ErrUnexpectedEOF},
@@ -222,7 +231,7 @@ func TestMPIFakeSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := filepath.Join(t.TempDir(), "commands")
-	script := `echo "a launcher's notice"; echo "[1,0]<stdout>:@prtt hello 1 2 h0 h1 Fake MPI 1.0"
+	script := `echo "a launcher's notice"; echo "[1,0]<stdout>:@prtt hello 2 2 h0 h1 Fake MPI 1.0"
 read b; echo "$b" > ` + in + `; read r1; read r2; echo "$r1" >> ` + in + `; echo "$r2" >> ` + in + `
 echo "@prtt batch 4096 4"; echo "@prtt r 1 0 100"; echo "@prtt r 3 500 2000"; echo "@prtt r 1 0 110"; echo "@prtt r 3 510 2100"; echo "@prtt end"
 read q; echo "$q" >> ` + in + `; echo "@prtt bye 1 4 8"`
@@ -249,7 +258,7 @@ read q; echo "$q" >> ` + in + `; echo "@prtt bye 1 4 8"`
 		t.Errorf("results %v, want %v", res, want)
 	}
 	cmds, _ := os.ReadFile(in)
-	if got := string(cmds); got != "batch 4096 2 2\n1 0 0\n3 500 1\nquit\n" {
+	if got := string(cmds); got != "batch 4096 2 2\n1 0 0 0\n3 500 1 0\nquit\n" {
 		t.Errorf("commands sent:\n%s", got)
 	}
 	if !strings.Contains(log.String(), "a launcher's notice") {
@@ -283,7 +292,7 @@ func TestPeriod(t *testing.T) {
 // mpiAsk is the batch the parser tests read: 2 rounds of 8 bytes.
 var mpiAsk = []Round{{N: 1}, {N: 3, Delay: 1000}}
 
-const mpiHello = "@prtt hello 1 2 node1 node2 Open MPI v4.1.4, package: Debian\n"
+const mpiHello = "@prtt hello 2 2 node1 node2 Open MPI v4.1.4, package: Debian\n"
 
 // readMPITranscript reads a hello, then batches of mpiAsk until the bye,
 // as a session does.
@@ -321,9 +330,9 @@ func TestMPIOutput(t *testing.T) {
 		{"empty", "", "out:1:1: the output ends, want \"@prtt hello", io.ErrUnexpectedEOF},
 		{"no tag", "hello 1 2 a b c\n", "out:2:1: the output ends", io.ErrUnexpectedEOF},
 		{"tag alone", "@prtt \n", "out:1:7: @prtt without a keyword", ErrProtocol},
-		{"hello short", "@prtt hello 1 2 a b\n", "out:1:19: hello line with 4 fields, want at least 5", ErrProtocol},
-		{"hello version", "@prtt hello 2 2 a b MPI\n", `out:1:13: protocol version "2", want 1`, ErrProtocol},
-		{"hello ranks", "@prtt hello 1 4 a b MPI\n", `out:1:15: "4" ranks, want 2`, ErrProtocol},
+		{"hello short", "@prtt hello 2 2 a b\n", "out:1:19: hello line with 4 fields, want at least 5", ErrProtocol},
+		{"hello version", "@prtt hello 1 2 a b MPI\n", `out:1:13: protocol version "1", want 2`, ErrProtocol},
+		{"hello ranks", "@prtt hello 2 4 a b MPI\n", `out:1:15: "4" ranks, want 2`, ErrProtocol},
 		{"program error", mpiHello + "@prtt error stdin line 1: want \"batch SIZE REPEAT K\"\n", `out:2:7: gopsim-prtt: stdin line 1: want "batch SIZE REPEAT K"`, ErrMPIProgram},
 		{"batch first", "@prtt batch 8 2\n", `out:1:7: "batch", want "@prtt hello`, ErrProtocol},
 		{"wrong size", mpiHello + "@prtt batch 16 2\n", "out:2:13: batch of 16-byte messages, want 8", ErrProtocol},
@@ -379,7 +388,7 @@ func FuzzMPIOutput(f *testing.F) {
 		mpiHello + "@prtt error rank 0: cannot allocate 8 bytes\n",
 		mpiHello + "@prtt batch 8 2\n@prtt r 1 0 900\n",
 		mpiHello + "@prtt batch 8 2\n@prtt r 3 0 900\n",
-		"@prtt hello 1 2 a b\n",
+		"@prtt hello 2 2 a b\n",
 		"@prtt \n@prtt\t\n",
 	} {
 		f.Add([]byte(seed))

@@ -86,3 +86,75 @@ func pingPong(pf *ParamFile, pts, probes []point) ([]PingPongPoint, error) {
 	}
 	return out, nil
 }
+
+// ExchangePoint compares, at one size with exchange rounds, an exchange
+// simulated with the fitted parameters (SimulateExchange) with the
+// measured one, (X(n,s) - X(1,s))/(n-1) at the fit's statistic.
+type ExchangePoint struct {
+	SizeBytes   int64   `json:"s_bytes"`
+	MeasuredNs  float64 `json:"measured_ns"`
+	SimulatedNs float64 `json:"simulated_ns"`
+	Ratio       float64 `json:"ratio"` // simulated / measured
+}
+
+// exchangeSchedule is n exchanges of s bytes between two ranks in GOAL:
+// each rank sends to the other and receives from it, and the next
+// exchange starts when both are done (MPI_Sendrecv).
+func exchangeSchedule(s int64, n int) (*goal.Schedule, error) {
+	var b strings.Builder
+	b.WriteString("num_ranks 2\n")
+	for rank, peer := range []int{1, 0} {
+		fmt.Fprintf(&b, "rank %d {\n", rank)
+		for i := range n {
+			fmt.Fprintf(&b, "a%d: send %db to %d tag 0\nb%d: recv %db from %d tag 0\n", i, s, peer, i, s, peer)
+			if i > 0 {
+				fmt.Fprintf(&b, "a%d requires a%d\na%d requires b%d\nb%d requires a%d\nb%d requires b%d\n", i, i-1, i, i-1, i, i-1, i, i-1)
+			}
+		}
+		b.WriteString("}\n")
+	}
+	sch, _, err := goal.Read(strings.NewReader(b.String()), fmt.Sprintf("exchange of %d bytes", s))
+	return sch, err
+}
+
+// SimulateExchange returns the time, in ns, of an exchange of s-byte
+// messages between two ranks simulated with p (sim.Run, LogGOPS): both
+// send to each other and receive, and the next exchange starts when both
+// are done. As the measurement does, it takes the slope between one
+// exchange and pingPongIterations+1 in a row, so that the last exchange,
+// which no next send waits for (a gap g + (s-1)G longer than the CPUs'
+// part ends after it), counts as the others.
+func SimulateExchange(p sim.Params, s int64) (float64, error) {
+	var t [2]float64
+	for i, n := range []int{1, pingPongIterations + 1} {
+		sch, err := exchangeSchedule(s, n)
+		if err != nil {
+			return 0, fmt.Errorf("bench: exchange schedule: %w", err)
+		}
+		res, err := sim.Run(sch, sim.Options{Params: p})
+		if err != nil {
+			return 0, fmt.Errorf("bench: simulating an exchange of %d bytes: %w", s, err)
+		}
+		t[i] = float64(max(res.PerRank[0], res.PerRank[1]))
+	}
+	return (t[1] - t[0]) / pingPongIterations, nil
+}
+
+// exchanges simulates an exchange at every size of pts with exchange
+// rounds, with pf's parameters, and compares it with the measured one.
+func exchanges(pf *ParamFile, pts []point) ([]ExchangePoint, error) {
+	p := pf.SimParams()
+	var out []ExchangePoint
+	for _, q := range pts {
+		if !q.has[sExch] {
+			continue
+		}
+		got, err := SimulateExchange(p, q.size)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ExchangePoint{SizeBytes: q.size, MeasuredNs: round(q.y[sExch], 1), SimulatedNs: round(got, 1),
+			Ratio: round(got/q.y[sExch], 4)})
+	}
+	return out, nil
+}

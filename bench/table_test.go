@@ -22,11 +22,13 @@ func TestReadTable(t *testing.T) {
 	}{
 		{"header only", "n,d_ns,s_bytes,prtt_ns\n", nil},
 		{"rows", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000\n8,0,8,5000\n8,2000,8,20000\n",
-			Table{{1, 0, 8, 1000}, {8, 0, 8, 5000}, {8, 2000, 8, 20000}}},
+			Table{{1, 0, 8, 1000, false}, {8, 0, 8, 5000, false}, {8, 2000, 8, 20000, false}}},
 		{"comments, blank lines, CRLF, spaces, BOM", "\ufeff# gopsim\r\nn,d_ns,s_bytes,prtt_ns\r\n\r\n1, 0, 8, 1000\r\n# end\r\n",
-			Table{{1, 0, 8, 1000}}},
-		{"no final newline", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000", Table{{1, 0, 8, 1000}}},
-		{"decimals", "n,d_ns,s_bytes,prtt_ns\n1,0,8,30760.6\n8,31000.25,8,1.5e5\n", Table{{1, 0, 8, 30760.6}, {8, 31000.25, 8, 150000}}},
+			Table{{1, 0, 8, 1000, false}}},
+		{"no final newline", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000", Table{{1, 0, 8, 1000, false}}},
+		{"decimals", "n,d_ns,s_bytes,prtt_ns\n1,0,8,30760.6\n8,31000.25,8,1.5e5\n", Table{{1, 0, 8, 30760.6, false}, {8, 31000.25, 8, 150000, false}}},
+		{"round column", "n,d_ns,s_bytes,prtt_ns,round\n1,0,8,1000,prtt\n8,0,8,4200.5,exchange\n1, 0, 8, 600, exchange \n",
+			Table{{1, 0, 8, 1000, false}, {8, 0, 8, 4200.5, true}, {1, 0, 8, 600, true}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +65,11 @@ func TestReadTableErrors(t *testing.T) {
 		{"prtt 0", "n,d_ns,s_bytes,prtt_ns\n1,0,8,0\n", "t.csv:2:7: prtt_ns=0 outside"},
 		{"delay with n 1", "n,d_ns,s_bytes,prtt_ns\n1,5,8,1000\n", "t.csv:2:3: d_ns=5 with n=1"},
 		{"bad quote", "n,d_ns,s_bytes,prtt_ns\n1,0,\"8,1000\n", "t.csv:2:"},
+		{"round column, four fields", "n,d_ns,s_bytes,prtt_ns,round\n1,0,8,1000\n", "t.csv:2:7: 4 fields, want 5"},
+		{"round column on a table without it", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000,prtt\n", "t.csv:2:12: 5 fields, want 4"},
+		{"unknown round", "n,d_ns,s_bytes,prtt_ns,round\n1,0,8,1000,swap\n", `t.csv:2:12: round: "swap", want prtt or exchange`},
+		{"exchange with a delay", "n,d_ns,s_bytes,prtt_ns,round\n8,100,8,1000,exchange\n", "t.csv:2:3: d_ns=100 in an exchange round"},
+		{"header with a sixth column", "n,d_ns,s_bytes,prtt_ns,round,x\n", `header "n,d_ns,s_bytes,prtt_ns,round,x", want "n,d_ns,s_bytes,prtt_ns,round" (or "n,d_ns,s_bytes,prtt_ns")`},
 		{"error on line 4", "n,d_ns,s_bytes,prtt_ns\n1,0,8,1000\n\n1,0,8,x\n", "t.csv:4:7:"},
 	}
 	for _, tc := range tests {
@@ -92,8 +99,20 @@ func TestTableRoundTrip(t *testing.T) {
 		t.Errorf("round trip changed the table")
 	}
 	data, _ := os.ReadFile(path)
-	if !bytes.HasPrefix(data, []byte(TableHeader+"\n")) {
-		t.Errorf("file starts %q, want the header", data[:min(len(data), 40)])
+	if !bytes.HasPrefix(data, []byte(TableHeaderPRTT+"\n")) {
+		t.Errorf("file starts %q, want the header without the round column", data[:min(len(data), 40)])
+	}
+	// With exchange rounds, the round column.
+	tab = append(tab, Sample{N: 8, SizeBytes: 1000, PRTTNs: 12345.5, Exchange: true})
+	if err := WriteTableFile(path, tab); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = ReadTableFile(path); err != nil || !reflect.DeepEqual(got, tab) {
+		t.Errorf("round trip with exchanges: %v", err)
+	}
+	data, _ = os.ReadFile(path)
+	if !bytes.HasPrefix(data, []byte(TableHeader+"\n")) || !bytes.HasSuffix(data, []byte("\n8,0,1000,12345.5,exchange\n")) {
+		t.Errorf("file with exchanges: %q ... %q", data[:min(len(data), 40)], data[max(0, len(data)-40):])
 	}
 	if _, err := ReadTableFile(filepath.Join(t.TempDir(), "missing.csv")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)

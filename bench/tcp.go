@@ -125,10 +125,8 @@ func (p *TCPProber) Rounds(ctx context.Context, sizeBytes int64, rounds []Round,
 	if len(rounds) < 1 || len(rounds) > maxBatch || len(res) != len(rounds) {
 		return fmt.Errorf("bench: %d rounds (%d results) in a batch, want 1..%d", len(rounds), len(res), maxBatch)
 	}
-	for _, r := range rounds {
-		if r.N < 1 || r.N > MaxRoundMessages || r.Delay < 0 {
-			return fmt.Errorf("bench: round of %d messages, delay %v", r.N, r.Delay)
-		}
+	if err := checkRounds(rounds, false); err != nil {
+		return err
 	}
 	defer watch(ctx, p.conn)()
 	hdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(append(p.hdr[:0], 'B'), uint32(sizeBytes)), uint32(len(rounds)))

@@ -13,7 +13,9 @@
  * with MPI_Send (tag 1), after each send but the last waits d ns (spinning
  * on the clock, or in nanosleep when asked to sleep), receives one reply of
  * s bytes (tag 2) and reads the clock again; rank 1 receives the n messages
- * and sends the reply. Times are CLOCK_MONOTONIC in ns. Rank 0 keeps a
+ * and sends the reply. An exchange round is n MPI_Sendrecv of s bytes each
+ * way (tag 4) by both ranks at once, timed by rank 0 from before the first
+ * to after the last. Times are CLOCK_MONOTONIC in ns. Rank 0 keeps a
  * batch's results in memory and prints them after the batch, so that
  * printing costs nothing inside a round.
  */
@@ -32,7 +34,7 @@
 
 /* The limits of bench/mpi.go (bench.MaxSizeBytes, bench.MaxRoundMessages,
  * the batch and delay limits). */
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION 2
 #define MAX_SIZE (1L << 30)
 #define MAX_N (1L << 16)
 #define MAX_BATCH (1L << 20)
@@ -41,6 +43,7 @@
 #define TAG_MSG 1
 #define TAG_REPLY 2
 #define TAG_READY 3
+#define TAG_EXCH 4
 
 enum { CMD_QUIT = 0, CMD_BATCH = 1 };
 
@@ -48,6 +51,7 @@ struct round {
 	int32_t n;
 	int64_t delay_ns;
 	int sleep;
+	int exchange;
 };
 
 struct result {
@@ -113,6 +117,26 @@ static char *buffer(char **buf, void **base, size_t *cap, size_t size)
 	return *buf;
 }
 
+/* exchanges runs n exchanges of s bytes with peer: MPI_Sendrecv from *buf
+ * into *rbuf, then the two swap, so that each exchange sends what the
+ * previous one received, as a ping-pong round sends what it received: data
+ * this rank's CPU has just written, the usual case of an application's
+ * message (the result of a computation), and not data that stays in both
+ * CPUs' caches unchanged. On this project's VM the difference is large:
+ * Open MPI's single-copy ping-pong of 64 KiB takes 5.3 us a half round
+ * trip from a buffer never written and 13.6 us from the buffer just
+ * received into (docs/accuracy.md). */
+static void exchanges(int32_t n, int64_t s, int peer, char *buf, char *rbuf)
+{
+	for (int32_t j = 0; j < n; j++) {
+		MPI_Sendrecv(buf, (int)s, MPI_BYTE, peer, TAG_EXCH, rbuf, (int)s, MPI_BYTE, peer, TAG_EXCH, MPI_COMM_WORLD,
+			     MPI_STATUS_IGNORE);
+		char *t = buf;
+		buf = rbuf;
+		rbuf = t;
+	}
+}
+
 /* read_command reads one command from stdin (rank 0). It returns
  * CMD_BATCH with *size, *repeat, the pattern's rounds in *pat (count in
  * *k), CMD_QUIT on "quit" or at the end of input, or -1 after reporting
@@ -148,14 +172,16 @@ static int read_command(long *line, int64_t *size, int64_t *repeat, struct round
 		}
 		(*line)++;
 		int64_t n, d;
-		int sl;
-		if (sscanf(buf, "%" SCNd64 " %" SCNd64 " %d %c", &n, &d, &sl, &extra) != 3 || n < 1 || n > MAX_N ||
-		    d < 0 || d > MAX_DELAY_NS || (sl != 0 && sl != 1)) {
-			protocol_error(*line, "want \"N DELAY_NS SLEEP\" with N 1..%ld, DELAY_NS 0..%lld, SLEEP 0 or 1", MAX_N,
-				       MAX_DELAY_NS);
+		int sl, ex;
+		if (sscanf(buf, "%" SCNd64 " %" SCNd64 " %d %d %c", &n, &d, &sl, &ex, &extra) != 4 || n < 1 || n > MAX_N ||
+		    d < 0 || d > MAX_DELAY_NS || (sl != 0 && sl != 1) || (ex != 0 && ex != 1) || (ex && (d != 0 || sl))) {
+			protocol_error(*line,
+				       "want \"N DELAY_NS SLEEP EXCHANGE\" with N 1..%ld, DELAY_NS 0..%lld, SLEEP 0 or 1, "
+				       "EXCHANGE 0 or 1 (1 with DELAY_NS 0 and SLEEP 0)",
+				       MAX_N, MAX_DELAY_NS);
 			return -1;
 		}
-		p[i] = (struct round){ .n = (int32_t)n, .delay_ns = d, .sleep = sl };
+		p[i] = (struct round){ .n = (int32_t)n, .delay_ns = d, .sleep = sl, .exchange = ex };
 	}
 	return CMD_BATCH;
 }
@@ -231,9 +257,9 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 
-	char *buf = NULL;
-	void *base = NULL;
-	size_t cap = 0;
+	char *buf = NULL, *rbuf = NULL; /* rbuf: what an exchange receives */
+	void *base = NULL, *rbase = NULL;
+	size_t cap = 0, rcap = 0;
 	struct round *pat = NULL;
 	int32_t *ns = NULL;
 	struct result *res = NULL;
@@ -249,7 +275,8 @@ int main(int argc, char **argv)
 				status = 1;
 			else
 				hdr[0] = cmd;
-			if (hdr[0] == CMD_BATCH && buffer(&buf, &base, &cap, (size_t)hdr[1]) == NULL) {
+			if (hdr[0] == CMD_BATCH && (buffer(&buf, &base, &cap, (size_t)hdr[1]) == NULL ||
+						    buffer(&rbuf, &rbase, &rcap, (size_t)hdr[1]) == NULL)) {
 				printf("@prtt error rank 0: cannot allocate %" PRId64 " bytes\n", hdr[1]);
 				fflush(stdout);
 				hdr[0] = CMD_QUIT;
@@ -264,20 +291,24 @@ int main(int argc, char **argv)
 		if (p == NULL)
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		ns = p;
-		if (rank == 0)
+		if (rank == 0) /* an exchange round's n is sent negated */
 			for (int64_t i = 0; i < k; i++)
-				ns[i] = pat[i].n;
+				ns[i] = pat[i].exchange ? -pat[i].n : pat[i].n;
 		MPI_Bcast(ns, (int)k, MPI_INT32_T, 0, MPI_COMM_WORLD);
 
 		if (rank == 1) {
 			/* Allocate, then tell rank 0 that the batch may start. */
-			if (buffer(&buf, &base, &cap, (size_t)s) == NULL) {
+			if (buffer(&buf, &base, &cap, (size_t)s) == NULL || buffer(&rbuf, &rbase, &rcap, (size_t)s) == NULL) {
 				fprintf(stderr, "gopsim-prtt: rank 1: cannot allocate %" PRId64 " bytes\n", s);
 				MPI_Abort(MPI_COMM_WORLD, 2);
 			}
 			MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
 			for (int64_t r = 0; r < repeat; r++)
 				for (int64_t i = 0; i < k; i++) {
+					if (ns[i] < 0) {
+						exchanges(-ns[i], s, 0, buf, rbuf);
+						continue;
+					}
 					for (int32_t j = 0; j < ns[i]; j++)
 						MPI_Recv(buf, (int)s, MPI_BYTE, 0, TAG_MSG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 					MPI_Send(buf, (int)s, MPI_BYTE, 0, TAG_REPLY, MPI_COMM_WORLD);
@@ -295,6 +326,12 @@ int main(int argc, char **argv)
 				const struct round *rd = &pat[i];
 				int64_t delays = 0;
 				int64_t t0 = now_ns();
+				if (rd->exchange) {
+					exchanges(rd->n, s, 1, buf, rbuf);
+					int64_t t = now_ns() - t0;
+					res[r * k + i] = (struct result){ .prtt_ns = t > 0 ? t : 1, .delay_ns = 0 };
+					continue;
+				}
 				for (int32_t j = 0; j < rd->n; j++) {
 					MPI_Send(buf, (int)s, MPI_BYTE, 1, TAG_MSG, MPI_COMM_WORLD);
 					if (rd->delay_ns > 0 && j < rd->n - 1)
@@ -324,6 +361,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	free(base);
+	free(rbase);
 	free(pat);
 	free(ns);
 	free(res);

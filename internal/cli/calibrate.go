@@ -133,7 +133,7 @@ func calibrateFlags(o *CalibrateOptions, delayNs *int64) *flag.FlagSet {
 	fs.IntVar(&o.Fit.MaxRanges, "max-ranges", bench.DefaultMaxRanges, "at most this many size ranges (protocols); 1 turns change detection off")
 	quantileFlag(fs, &o.Fit)
 	fs.StringVar(&o.Output, "o", "", "parameter `file` (JSON) to write; default: print it on stdout")
-	fs.StringVar(&o.Table, "table", "", "raw PRTT table `file` (CSV n,d_ns,s_bytes,prtt_ns), always written; default: the -o name with .prtt.csv, or prtt.csv")
+	fs.StringVar(&o.Table, "table", "", "raw PRTT table `file` (CSV n,d_ns,s_bytes,prtt_ns,round), always written; default: the -o name with .prtt.csv, or prtt.csv")
 	fs.StringVar(&o.Plot, "plot", "", "draw the measured PRTT and the fit into this image `file` (.png, .svg, .pdf)")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress bar of the sizes measured on stderr (it is drawn only when stderr is a terminal)")
 	fs.Usage = func() {
@@ -162,7 +162,11 @@ O >= 0 and G >= O (non-negative least squares, the half round trip first),
 so that 'gopsim sim --params' always accepts the file; the output says which
 constraints were binding and what they cost in residual, and a ping-pong
 simulated with the result is compared with the measured round trip at every
-size. The ranges (protocols) are found by each size's median round trips,
+size. The mpi backend also times exchanges (both ranks MPI_Sendrecv at once,
+as a ring or a halo does; the table's round column says "exchange"), which
+the fit takes first with the round trips: they tell the sender's per-byte
+cost O from G, which a ping-pong cannot; the output compares a simulated
+exchange with the measured one at every size. The ranges (protocols) are found by each size's median round trips,
 whatever statistic their parameters are fitted to: a protocol moves every
 round, whereas a few rounds of a descheduled process move a mean by as much
 as a protocol does. S is the end of the range below the jump that adds most
@@ -174,7 +178,8 @@ The parameter file has the keys 'gopsim sim --params' reads (L_ns o_ns g_ns
 G_ns_per_byte O_ns_per_byte S_bytes, the base keys from the smallest sizes),
 then "ranges" (every range's fitted values; they cover every message size),
 "warnings" (also printed on stderr), "fit" (the quantiles, spreads,
-residuals, standard errors, constraints and "pingpong") and "source".
+residuals, standard errors, constraints, "pingpong" and "exchange") and
+"source".
 
 Flags:
 `)
@@ -210,7 +215,7 @@ func calibrateFitFlags(o *CalibrateFitOptions) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: gopsim calibrate fit TABLE.csv [-o PARAMS.json] [--plot FILE.png]
 
-Fits LogGOPS parameters to a raw PRTT table (CSV n,d_ns,s_bytes,prtt_ns, as
+Fits LogGOPS parameters to a raw PRTT table (CSV n,d_ns,s_bytes,prtt_ns[,round], as
 'gopsim calibrate' saves it), without a network. See 'gopsim help calibrate'.
 
 Flags:
@@ -662,6 +667,7 @@ func summarize(w io.Writer, pf *bench.ParamFile, output, plot string) {
 	fmt.Fprintf(w, "sim keys:   L=%v ns, o=%v ns, g=%v ns, G=%v ns/byte, O=%v ns/byte (range 0; the ranges cover every size)\n",
 		pf.L, pf.Overhead, pf.Gap, pf.GapPerByte, pf.OverheadPerByte)
 	summarizePingPong(w, pf.Fit.PingPong)
+	summarizeExchange(w, pf.Fit.Exchange)
 	summarizeLibrary(w, pf.Library)
 	fmt.Fprintf(w, "warnings:   %d\n", len(pf.Warnings))
 	fmt.Fprintf(w, "parameters: %s\n", output)
@@ -694,9 +700,13 @@ func summarizeConstraints(w io.Writer, pf *bench.ParamFile) {
 			continue
 		}
 		u := c.Unconstrained
-		fmt.Fprintf(w, "range %d:    binding %s; unconstrained L=%.1f ns, o=%.1f ns, g=%.1f ns, G=%.4f ns/byte, O=%.4f ns/byte; rms residual with/without constraints: half round trip %.1f/%.1f ns, gap %.1f/%.1f ns, overhead %.1f/%.1f ns\n",
+		exch := ""
+		if c.RMSExchangeNs != nil {
+			exch = fmt.Sprintf(", exchange %.1f/%.1f ns", *c.RMSExchangeNs, *c.UnconstrainedRMSExchangeNs)
+		}
+		fmt.Fprintf(w, "range %d:    binding %s; unconstrained L=%.1f ns, o=%.1f ns, g=%.1f ns, G=%.4f ns/byte, O=%.4f ns/byte; rms residual with/without constraints: half round trip %.1f/%.1f ns, gap %.1f/%.1f ns, overhead %.1f/%.1f ns%s\n",
 			i, strings.Join(c.Binding, ", "), u.L, u.Overhead, u.Gap, u.GapPerByte, u.OverheadPerByte,
-			c.RMSHalfRTTNs, c.UnconstrainedRMSHalfRTTNs, c.RMSGapNs, c.UnconstrainedRMSGapNs, c.RMSOverheadNs, c.UnconstrainedRMSOverheadNs)
+			c.RMSHalfRTTNs, c.UnconstrainedRMSHalfRTTNs, c.RMSGapNs, c.UnconstrainedRMSGapNs, c.RMSOverheadNs, c.UnconstrainedRMSOverheadNs, exch)
 	}
 }
 
@@ -727,6 +737,27 @@ func summarizePingPong(w io.Writer, pp []bench.PingPongPoint) {
 	if n[1] > 0 {
 		fmt.Fprintf(w, "ping-pong:  %d of %d probes for S (measured after the sweep) within 5 %%, the worst %.1f %% off\n", within[1], n[1], 100*worst[1])
 	}
+}
+
+// summarizeExchange prints the simulated against the measured exchange,
+// when the backend measured exchanges.
+func summarizeExchange(w io.Writer, xs []bench.ExchangePoint) {
+	if len(xs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "exchange:   both ranks send to each other at once (MPI_Sendrecv), one exchange measured ((X(n,s)-X(1,s))/(n-1)) and simulated with these parameters")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t")
+	worst, within := 0.0, 0
+	for _, x := range xs {
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t\n", x.SizeBytes, x.MeasuredNs, x.SimulatedNs, x.Ratio)
+		worst = max(worst, math.Abs(x.Ratio-1))
+		if math.Abs(x.Ratio-1) <= 0.05 {
+			within++
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "exchange:   %d of %d sizes within 5 %%, the worst %.1f %% off\n", within, len(xs), 100*worst)
 }
 
 // serveCalibration is the --listen side: it announces its address on

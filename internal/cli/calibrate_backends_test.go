@@ -107,15 +107,25 @@ func TestCalibrateMPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tab) != 4*5*4 {
-		t.Errorf("%d rows in the table, want %d", len(tab), 4*5*4)
+	// Per size, 5 repetitions of 4 PRTT rounds and 2 exchange rounds.
+	if len(tab) != 4*5*6 {
+		t.Errorf("%d rows in the table, want %d", len(tab), 4*5*6)
 	}
-	for _, want := range []string{"table:      " + table + " (80 rows, 4 sizes from 1 to 65536 bytes; fitted: the mean (up to 100 times the median and 1 ms beyond it) of each round", "parameters: " + params, "library:    Open MPI", "first call: Allgather "} {
+	exch := 0
+	for _, s := range tab {
+		if s.Exchange {
+			exch++
+		}
+	}
+	if exch != 4*5*2 {
+		t.Errorf("%d exchange rounds in the table, want %d", exch, 4*5*2)
+	}
+	for _, want := range []string{"table:      " + table + " (120 rows, 4 sizes from 1 to 65536 bytes; fitted: the mean (up to 100 times the median and 1 ms beyond it) of each round", " of 4 sizes within 5 %, the worst ", "exchange:   both ranks send", "parameters: " + params, "library:    Open MPI", "first call: Allgather "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, "raw table "+table+" (80 rows") {
+	if !strings.Contains(errOut, "raw table "+table+" (120 rows") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	data, err := os.ReadFile(params)
@@ -126,9 +136,12 @@ func TestCalibrateMPI(t *testing.T) {
 	if l := pf.Library; l == nil || l.FirstContactNs <= 0 || len(l.FirstCall) < 15 {
 		t.Errorf("library section %+v", l)
 	}
-	if s := pf.Source; s.Backend != "mpi" || s.Reps != 5 || s.N != 4 || s.Rows != 80 || !strings.HasPrefix(s.Peer, mpirun+" "+prog+": rank 0 on ") ||
+	if s := pf.Source; s.Backend != "mpi" || s.Reps != 5 || s.N != 4 || s.Rows != 120 || !strings.HasPrefix(s.Peer, mpirun+" "+prog+": rank 0 on ") ||
 		s.BufferOffset == nil || *s.BufferOffset != bench.MPIBufferOffset {
 		t.Errorf("source %+v", s)
+	}
+	if x, _ := pf.fit["exchange"].([]any); len(x) != 4 {
+		t.Errorf("fit.exchange %v, want the 4 sizes", pf.fit["exchange"])
 	}
 }
 

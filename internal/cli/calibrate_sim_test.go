@@ -23,7 +23,7 @@ import (
 func noisyTable(seed uint64, eager, rendezvous bench.Range, rel float64) string {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var b strings.Builder
-	b.WriteString(bench.TableHeader + "\n")
+	b.WriteString(bench.TableHeaderPRTT + "\n")
 	eachPRTT([]int64{1, 512, 1024, 2048, 4096, 8192, 12288, 12289, 16384, 32768, 65536, 131072}, 50, eager, rendezvous,
 		func(n int, d float64, s int64, prtt float64) {
 			fmt.Fprintf(&b, "%d,%.1f,%d,%.1f\n", n, d, s, prtt*(1+rel*rng.NormFloat64()))
