@@ -266,10 +266,6 @@ const (
 	nSeries
 )
 
-// prioritized reports whether series k is fitted first (halfRTTPriority):
-// the half round trip and the exchange, what chains of dependent messages
-// pay.
-func prioritized(k int) bool { return k == sHalf || k == sExch }
 
 // point is one size's derived values and their standard errors.
 type point struct {
