@@ -675,6 +675,55 @@ func TestFitRealStalls(t *testing.T) {
 	}
 }
 
+// TestFitRealExchanges fits a real calibration with exchange rounds
+// (testdata/README.md) with and without them: with them, the simulated
+// exchange is within 5 % of the measured one at most sizes, where the
+// fit of the round trips alone, which takes O = G, charges the sender's
+// copy twice and is within 5 % at few; the ping-pong is reproduced as well
+// either way.
+func TestFitRealExchanges(t *testing.T) {
+	tab := readGzipTable(t, "testdata/ompi-sm-exchange.prtt.csv.gz")
+	var prtt Table
+	for _, s := range tab {
+		if !s.Exchange {
+			prtt = append(prtt, s)
+		}
+	}
+	with, err := Fit(tab, FitOptions{Mean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Fit(prtt, FitOptions{Mean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(with.Fit.Exchange) != 50 || len(without.Fit.Exchange) != 0 {
+		t.Fatalf("%d and %d exchanges compared, want 50 and none", len(with.Fit.Exchange), len(without.Fit.Exchange))
+	}
+	within := func(r float64) int { return b2i(math.Abs(r-1) <= 0.05) }
+	var xWith, xWithout int
+	for _, x := range with.Fit.Exchange {
+		sim, err := SimulateExchange(without.SimParams(), x.SizeBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xWith += within(x.Ratio)
+		xWithout += within(sim / x.MeasuredNs)
+	}
+	var ppWith, ppWithout int
+	for i, p := range with.Fit.PingPong {
+		ppWith += within(p.Ratio)
+		ppWithout += within(without.Fit.PingPong[i].Ratio)
+	}
+	t.Logf("within 5 %%: exchanges %d with the exchange rounds, %d without; ping-pongs %d and %d", xWith, xWithout, ppWith, ppWithout)
+	if xWith < 30 || xWithout > 10 {
+		t.Errorf("exchanges within 5 %%: %d of 50 fitted with them (want at least 30), %d without (want at most 10)", xWith, xWithout)
+	}
+	if ppWith < ppWithout-2 {
+		t.Errorf("ping-pongs within 5 %%: %d fitted with the exchanges, %d without", ppWith, ppWithout)
+	}
+}
+
 // readGzipTable reads a gzipped PRTT table of testdata.
 func readGzipTable(t *testing.T, path string) Table {
 	t.Helper()

@@ -27,6 +27,9 @@ func FuzzReadTable(f *testing.F) {
 		TableHeaderPRTT + "\n1,5,8,1000\n",
 		TableHeader + "\n1,0,8,1000,prtt\n1,0,8,900,exchange\n8,0,8,5000,exchange\n",
 		TableHeader + "\n8,10,8,5000,exchange\n",
+		TableHeader + "\n1,0,8,1000,prtt\n8,0,8,5000,prtt\n8,2000,8,20000,prtt\n2,2000,8,9000,prtt\n1,0,8,700,exchange\n8,0,8,4000,exchange\n" +
+			"1,0,4096,3000,prtt\n8,0,4096,9000,prtt\n8,4000,4096,40000,prtt\n2,4000,4096,12000,prtt\n1,0,4096,2500,exchange\n8,0,4096,17000,exchange\n" +
+			"1,0,65536,20000,prtt\n8,0,65536,90000,prtt\n8,30000,65536,300000,prtt\n2,30000,65536,60000,prtt\n1,0,65536,14000,exchange\n8,0,65536,98000,exchange\n",
 		TableHeader + "\n8,0,8,5000,swap\n",
 		TableHeaderPRTT + "\n1,0,8,99999999999999999999\n",
 		TableHeaderPRTT + "\n1,0,8,30760.6\n8,31000.25,8,1.5e5\n1,0,16,30770\n8,0,16,5e4\n",
