@@ -860,6 +860,11 @@ type rangeFit struct {
 	seg    []point
 }
 
+// exchangeCostNs is how much worse (rms, ns) the half round trips of a
+// range may fit with its exchanges than without them, beyond twice, before
+// rangeWarnings says so.
+const exchangeCostNs = 50
+
 // rangeWarnings reports, for range r, the values that the unconstrained
 // fit (uc) makes negative, which no network has and which the constraints
 // replaced in rg, and the numbers of rg that do not fit LogGP's
@@ -894,6 +899,10 @@ func rangeWarnings(r int, rg, uc Range, cf ConstraintFit, l [nSeries]line, seg [
 			add("fitted freely, %s = %.4g ± %.2g %s, which no network has; fitted with %s >= 0: %s = %.4g %s; %s",
 				v.name, v.free, v.se, v.unit, v.name, v.name, v.got, v.unit, cost)
 		}
+	}
+	if w := cf.WithoutExchangeRMSHalfRTTNs; w != nil && cf.RMSHalfRTTNs > max(2**w, *w+exchangeCostNs) {
+		add("the exchanges (both ends sending at once) and the round trips disagree beyond what LogGOPS can give together: fitted with the exchanges, the half round trips are %.1f ns (rms) off and the exchanges %.1f ns; fitted without the exchanges, the half round trips are %.1f ns off: a ping-pong is simulated less exactly (fit.pingpong) so that an exchange is simulated more exactly (fit.exchange)",
+			cf.RMSHalfRTTNs, *cf.RMSExchangeNs, *w)
 	}
 	if l[sOver].n > 0 && l[sGap].n > 0 && rg.Overhead > rg.Gap {
 		add("o = %.1f ns exceeds g = %.1f ns: back-to-back sends are then limited by o, so the gap series measures o, not g (LogGP assumes g >= o)", rg.Overhead, rg.Gap)

@@ -272,6 +272,34 @@ func TestFitExchangeDecidesO(t *testing.T) {
 	}
 }
 
+// TestFitExchangeDisagrees fits exchanges that cost twice what the
+// round trips' parameters give, as TCP exchanged by two goroutines over
+// loopback did (17.8 us against half round trips of 7.6): no LogGOPS
+// parameters give both, and the warning says what fitting the exchanges
+// cost the round trips.
+func TestFitExchangeDisagrees(t *testing.T) {
+	sizes := []int64{64, 256, 512, 1024, 1536, 2048, 3072, 4000}
+	tab := synth(5, ranges(eager), sizes, 8, 50, noise{Rel: 0.002})
+	for _, s := range synthExchanges(5, ranges(eager), sizes, 8, 50, noise{Rel: 0.002}) {
+		s.PRTTNs *= 2
+		tab = append(tab, s)
+	}
+	pf, err := Fit(tab, FitOptions{MaxRanges: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range pf.Warnings {
+		found = found || strings.Contains(w, "the exchanges (both ends sending at once) and the round trips disagree beyond what LogGOPS can give together")
+	}
+	if !found {
+		t.Errorf("no warning of the disagreement in %q", pf.Warnings)
+	}
+	if w := pf.Fit.Ranges[0].Constraints.WithoutExchangeRMSHalfRTTNs; w == nil || *w > 10 {
+		t.Errorf("without the exchanges the round trips fit to %v ns, want the model's", w)
+	}
+}
+
 // TestExchangeForms checks the exchange's model (exchangeForms) against
 // the simulator in each of its three forms.
 func TestExchangeForms(t *testing.T) {

@@ -83,6 +83,10 @@ type ConstraintFit struct {
 	// The same for the exchange, when the table has exchange rounds.
 	RMSExchangeNs              *float64 `json:"rms_resid_exchange_ns,omitempty"`
 	UnconstrainedRMSExchangeNs *float64 `json:"unconstrained_rms_resid_exchange_ns,omitempty"`
+	// WithoutExchangeRMSHalfRTTNs is the half round trip's residual
+	// (constrained) of the same range fitted without its exchange rounds:
+	// what fitting the exchanges too cost the round trips.
+	WithoutExchangeRMSHalfRTTNs *float64 `json:"without_exchange_rms_resid_half_rtt_ns,omitempty"`
 }
 
 // model is series k of range r at b = s-1 bytes: the half round trip
@@ -240,6 +244,14 @@ func fitRange(seg []point, l [nSeries]line) (Range, RangeFit, Range, error) {
 	}
 	if l[sExch].n > 0 {
 		cf.RMSExchangeNs, cf.UnconstrainedRMSExchangeNs = finite(rmsResid(seg, rg, sExch), 3), finite(rmsResid(seg, uc, sExch), 3)
+		plain := make([]point, len(seg))
+		for i, p := range seg {
+			p.has[sExch] = false
+			plain[i] = p
+		}
+		if _, x, err := solveRange(plain); err == nil {
+			cf.WithoutExchangeRMSHalfRTTNs = finite(rmsResid(seg, toRange(x), sHalf), 3)
+		}
 	}
 	hl, gl, ol := l[sHalf], l[sGap], l[sOver]
 	rf := RangeFit{
