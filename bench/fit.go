@@ -904,6 +904,10 @@ func rangeWarnings(r int, rg, uc Range, cf ConstraintFit, l [nSeries]line, seg [
 		add("the exchanges (both ends sending at once) and the round trips disagree beyond what LogGOPS can give together: fitted with the exchanges, the half round trips are %.1f ns (rms) off and the exchanges %.1f ns; fitted without the exchanges, the half round trips are %.1f ns off: a ping-pong is simulated less exactly (fit.pingpong) so that an exchange is simulated more exactly (fit.exchange)",
 			cf.RMSHalfRTTNs, *cf.RMSExchangeNs, *w)
 	}
+	if w := cf.WithoutExchangeRMSGapNs; w != nil && cf.RMSGapNs > max(2**w, *w+exchangeCostNs) {
+		add("the exchanges (both ends sending at once) cost more than the round trips' parameters give, and g = %.1f ns takes up the difference (an exchange is at least g + (s-1)G): fitted with the exchanges, the gap is %.1f ns (rms) off its measurements, against %.1f ns without them, so that a stream of back-to-back messages is simulated slower than measured",
+			rg.Gap, cf.RMSGapNs, *w)
+	}
 	if l[sOver].n > 0 && l[sGap].n > 0 && rg.Overhead > rg.Gap {
 		add("o = %.1f ns exceeds g = %.1f ns: back-to-back sends are then limited by o, so the gap series measures o, not g (LogGP assumes g >= o)", rg.Overhead, rg.Gap)
 	}

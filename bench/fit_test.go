@@ -298,6 +298,9 @@ func TestFitExchangeDisagrees(t *testing.T) {
 	if w := pf.Fit.Ranges[0].Constraints.WithoutExchangeRMSHalfRTTNs; w == nil || *w > 10 {
 		t.Errorf("without the exchanges the round trips fit to %v ns, want the model's", w)
 	}
+	if w := pf.Fit.Ranges[0].Constraints.WithoutExchangeRMSGapNs; w == nil || *w > 50 {
+		t.Errorf("without the exchanges the gap fits to %v ns, want the model's", w)
+	}
 }
 
 // TestExchangeForms checks the exchange's model (exchangeForms) against

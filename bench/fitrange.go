@@ -83,10 +83,12 @@ type ConstraintFit struct {
 	// The same for the exchange, when the table has exchange rounds.
 	RMSExchangeNs              *float64 `json:"rms_resid_exchange_ns,omitempty"`
 	UnconstrainedRMSExchangeNs *float64 `json:"unconstrained_rms_resid_exchange_ns,omitempty"`
-	// WithoutExchangeRMSHalfRTTNs is the half round trip's residual
-	// (constrained) of the same range fitted without its exchange rounds:
-	// what fitting the exchanges too cost the round trips.
+	// WithoutExchangeRMSHalfRTTNs and WithoutExchangeRMSGapNs are the
+	// half round trip's and the gap's residuals (constrained) of the same
+	// range fitted without its exchange rounds: what fitting the exchanges
+	// too cost the round trips and the streams of messages.
 	WithoutExchangeRMSHalfRTTNs *float64 `json:"without_exchange_rms_resid_half_rtt_ns,omitempty"`
+	WithoutExchangeRMSGapNs     *float64 `json:"without_exchange_rms_resid_gap_ns,omitempty"`
 }
 
 // model is series k of range r at b = s-1 bytes: the half round trip
@@ -251,6 +253,9 @@ func fitRange(seg []point, l [nSeries]line) (Range, RangeFit, Range, error) {
 		}
 		if _, x, err := solveRange(plain); err == nil {
 			cf.WithoutExchangeRMSHalfRTTNs = finite(rmsResid(seg, toRange(x), sHalf), 3)
+			if l[sGap].n > 0 {
+				cf.WithoutExchangeRMSGapNs = finite(rmsResid(seg, toRange(x), sGap), 3)
+			}
 		}
 	}
 	hl, gl, ol := l[sHalf], l[sGap], l[sOver]
