@@ -266,7 +266,6 @@ const (
 	nSeries
 )
 
-
 // point is one size's derived values and their standard errors.
 type point struct {
 	size int64
