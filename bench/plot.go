@@ -23,7 +23,7 @@ func (p *ParamFile) WritePlot(w io.Writer, format string) error {
 	plt := plot.New()
 	plt.Title.Text = fmt.Sprintf("PRTT against message size: %s of each round (IQR bars) and the LogGOPS fit", p.Fit.Describe())
 	plt.X.Label.Text = "message size s (bytes)"
-	plt.Y.Label.Text = "PRTT (µs)"
+	plt.Y.Label.Text = "PRTT, one exchange (µs)"
 	plt.X.Scale, plt.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	plt.X.Tick.Marker, plt.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	plt.Legend.Top, plt.Legend.Left = true, true
@@ -34,15 +34,26 @@ func (p *ParamFile) WritePlot(w io.Writer, format string) error {
 	for _, q := range pts {
 		n = max(n, q.N)
 	}
+	prtt := func(n int) func(Range, float64, int64) float64 {
+		return func(r Range, d float64, s int64) float64 { return r.PRTT(n, d, s) }
+	}
 	kinds := []struct {
-		name string
-		sum  func(PointFit) *Summary
-		n    int
-		d    bool
+		name  string
+		sum   func(PointFit) *Summary
+		d     bool
+		model func(r Range, d float64, s int64) float64
 	}{
-		{"PRTT(1,0,s)", func(q PointFit) *Summary { return &q.PRTT1 }, 1, false},
-		{fmt.Sprintf("PRTT(%d,0,s)", n), func(q PointFit) *Summary { return q.PRTTN }, n, false},
-		{fmt.Sprintf("PRTT(%d,d,s)", n), func(q PointFit) *Summary { return q.PRTTND }, n, true},
+		{"PRTT(1,0,s)", func(q PointFit) *Summary { return &q.PRTT1 }, false, prtt(1)},
+		{fmt.Sprintf("PRTT(%d,0,s)", n), func(q PointFit) *Summary { return q.PRTTN }, false, prtt(n)},
+		{fmt.Sprintf("PRTT(%d,d,s)", n), func(q PointFit) *Summary { return q.PRTTND }, true, prtt(n)},
+		// One exchange, (X(n,s)-X(1,s))/(n-1), when the table has them:
+		// no spread of its own (a difference of two rounds' statistics).
+		{"exchange", func(q PointFit) *Summary {
+			if q.Exchange == nil {
+				return nil
+			}
+			return &Summary{Q: *q.Exchange}
+		}, false, func(r Range, _ float64, s int64) float64 { return model(r, sExch, float64(s-1)) }},
 	}
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for i, k := range kinds {
@@ -98,7 +109,7 @@ func (p *ParamFile) WritePlot(w io.Writer, format string) error {
 						if k.d {
 							d = prev.DelayNs + f*(q.DelayNs-prev.DelayNs)
 						}
-						if y := rg.PRTT(k.n, d, int64(math.Round(s))) / 1e3; y > 0 {
+						if y := k.model(rg, d, int64(math.Round(s))) / 1e3; y > 0 {
 							line = append(line, plotter.XY{X: s, Y: y})
 						}
 					}
@@ -107,7 +118,7 @@ func (p *ParamFile) WritePlot(w io.Writer, format string) error {
 				if k.d {
 					d = q.DelayNs
 				}
-				if y := rg.PRTT(k.n, d, q.SizeBytes) / 1e3; y > 0 {
+				if y := k.model(rg, d, q.SizeBytes) / 1e3; y > 0 {
 					line = append(line, plotter.XY{X: float64(q.SizeBytes), Y: y})
 					ymin, ymax = min(ymin, y), max(ymax, y)
 				}

@@ -238,6 +238,24 @@ func TestWritePlot(t *testing.T) {
 	if err := pf.WritePlotFile(filepath.Join(dir, "p.unknown")); err == nil {
 		t.Error("no error for an unknown image format")
 	}
+	// The exchange series is drawn when the table has exchange rounds.
+	tab := synth(6, ranges(eager), paperSizes[:10], 8, 20, noise{Rel: 0.01})
+	for _, exch := range []bool{false, true} {
+		if exch {
+			tab = append(tab, synthExchanges(6, ranges(eager), paperSizes[:10], 8, 20, noise{Rel: 0.01})...)
+		}
+		pf, err := Fit(tab, FitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := pf.WritePlot(&b, "svg"); err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(b.Bytes(), []byte("exchange measured")); got != exch {
+			t.Errorf("exchange rounds %v: the plot's legend has \"exchange measured\": %v", exch, got)
+		}
+	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
