@@ -716,23 +716,11 @@ func summarizePingPong(w io.Writer, pp []bench.PingPongPoint) {
 		return
 	}
 	fmt.Fprintln(w, "ping-pong:  round trip measured (the fitted statistic of PRTT(1,0,s)) and simulated with these parameters (gopsim's engine)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t\t")
-	var worst [2]float64
-	var within, n [2]int
-	for _, p := range pp {
-		note, k := "", 0
-		if p.Probe {
-			note, k = "probe for S", 1
-		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t%s\t\n", p.SizeBytes, p.MeasuredNs, p.SimulatedNs, p.Ratio, note)
-		worst[k] = max(worst[k], math.Abs(p.Ratio-1))
-		n[k]++
-		if math.Abs(p.Ratio-1) <= 0.05 {
-			within[k]++
-		}
+	rows := make([]ratioRow, len(pp))
+	for i, p := range pp {
+		rows[i] = ratioRow{p.SizeBytes, p.MeasuredNs, p.SimulatedNs, p.Ratio, p.Probe}
 	}
-	tw.Flush()
+	within, n, worst := ratioTable(w, rows, "probe for S")
 	fmt.Fprintf(w, "ping-pong:  %d of %d sizes of the sweep within 5 %%, the worst %.1f %% off\n", within[0], n[0], 100*worst[0])
 	if n[1] > 0 {
 		fmt.Fprintf(w, "ping-pong:  %d of %d probes for S (measured after the sweep) within 5 %%, the worst %.1f %% off\n", within[1], n[1], 100*worst[1])
@@ -746,18 +734,43 @@ func summarizeExchange(w io.Writer, xs []bench.ExchangePoint) {
 		return
 	}
 	fmt.Fprintln(w, "exchange:   both ranks send to each other at once (MPI_Sendrecv), one exchange measured ((X(n,s)-X(1,s))/(n-1)) and simulated with these parameters")
+	rows := make([]ratioRow, len(xs))
+	for i, x := range xs {
+		rows[i] = ratioRow{x.SizeBytes, x.MeasuredNs, x.SimulatedNs, x.Ratio, false}
+	}
+	within, n, worst := ratioTable(w, rows, "")
+	fmt.Fprintf(w, "exchange:   %d of %d sizes within 5 %%, the worst %.1f %% off\n", within[0], n[0], 100*worst[0])
+}
+
+// ratioRow is a size's measured and simulated time; marked rows are
+// counted apart (ratioTable).
+type ratioRow struct {
+	size                int64
+	measured, simulated float64
+	ratio               float64
+	marked              bool
+}
+
+// ratioTable prints rows as a table, the marked ones with note, and
+// returns, for the unmarked [0] and the marked [1] rows, how many are
+// within 5 %, how many there are and the worst relative error.
+func ratioTable(w io.Writer, rows []ratioRow, note string) (within, n [2]int, worst [2]float64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t")
-	worst, within := 0.0, 0
-	for _, x := range xs {
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t\n", x.SizeBytes, x.MeasuredNs, x.SimulatedNs, x.Ratio)
-		worst = max(worst, math.Abs(x.Ratio-1))
-		if math.Abs(x.Ratio-1) <= 0.05 {
-			within++
+	fmt.Fprintln(tw, "s_bytes\tmeasured_ns\tsimulated_ns\tratio\t\t")
+	for _, r := range rows {
+		k, mark := 0, ""
+		if r.marked {
+			k, mark = 1, note
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.3f\t%s\t\n", r.size, r.measured, r.simulated, r.ratio, mark)
+		worst[k] = max(worst[k], math.Abs(r.ratio-1))
+		n[k]++
+		if math.Abs(r.ratio-1) <= 0.05 {
+			within[k]++
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "exchange:   %d of %d sizes within 5 %%, the worst %.1f %% off\n", within, len(xs), 100*worst)
+	return within, n, worst
 }
 
 // serveCalibration is the --listen side: it announces its address on
