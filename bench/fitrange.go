@@ -337,14 +337,22 @@ func solveForms(seg []point, forms []int) (rangeRows, []float64, error) {
 	}
 }
 
+// residual is y - ax, rr's residual at x.
+func (rr rangeRows) residual(x []float64) []float64 {
+	r := make([]float64, rr.m)
+	for i := range rr.m {
+		r[i] = rr.y[i]
+		for j := range nUnknowns {
+			r[i] -= rr.a[i*nUnknowns+j] * x[j]
+		}
+	}
+	return r
+}
+
 // residualSS is the squared norm of rr's residual at x.
 func residualSS(rr rangeRows, x []float64) float64 {
 	var ss float64
-	for i := range rr.m {
-		r := rr.y[i]
-		for j := range nUnknowns {
-			r -= rr.a[i*nUnknowns+j] * x[j]
-		}
+	for _, r := range rr.residual(x) {
 		ss += r * r
 	}
 	return ss
@@ -354,14 +362,10 @@ func residualSS(rr rangeRows, x []float64) float64 {
 // positive: the residual's gradient pushes the unknown below 0.
 func binding(rr rangeRows, x []float64) []string {
 	out := []string{}
-	r := make([]float64, rr.m)
+	r := rr.residual(x)
 	var rnorm float64
-	for i := range rr.m {
-		r[i] = rr.y[i]
-		for j := range nUnknowns {
-			r[i] -= rr.a[i*nUnknowns+j] * x[j]
-		}
-		rnorm = math.Hypot(rnorm, r[i])
+	for _, ri := range r {
+		rnorm = math.Hypot(rnorm, ri)
 	}
 	for j := range nUnknowns {
 		if x[j] != 0 {

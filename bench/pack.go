@@ -155,7 +155,7 @@ func (t PackTable) Params() *sim.Log3PParams {
 // which are *TableError (and ErrTable) with the line and column.
 func ReadPackTable(r io.Reader, name string) (PackTable, error) {
 	var t PackTable
-	err := readIntTable(r, name, PackHeader, [4]intColumn{{"s_bytes", 1, MaxSizeBytes}, {"stride_bytes", PackElemBytes, MaxSizeBytes}, {"pack_ns", 1, maxPRTTNs}, {"unpack_ns", 1, maxPRTTNs}},
+	err := readIntTable(r, name, [4]intColumn{{"s_bytes", 1, MaxSizeBytes}, {"stride_bytes", PackElemBytes, MaxSizeBytes}, {"pack_ns", 1, maxPRTTNs}, {"unpack_ns", 1, maxPRTTNs}},
 		func(v [4]int64) (int, string) {
 			t = append(t, PackSample{SizeBytes: v[0], StrideBytes: v[1], PackNs: v[2], UnpackNs: v[3]})
 			return 0, ""

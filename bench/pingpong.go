@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gopsim/gopsim/goal"
 	"github.com/gopsim/gopsim/sim"
@@ -30,26 +29,40 @@ type PingPongPoint struct {
 	Probe bool `json:"probe,omitempty"`
 }
 
-// pingPongSchedule is a ping-pong of n round trips of s bytes in GOAL.
-func pingPongSchedule(s int64, n int) (*goal.Schedule, error) {
-	var b strings.Builder
-	b.WriteString("num_ranks 2\n")
-	for rank, peer := range []int{1, 0} {
-		fmt.Fprintf(&b, "rank %d {\n", rank)
-		for i := range n {
-			if rank == 0 {
-				fmt.Fprintf(&b, "a%d: send %db to %d tag 0\nb%d: recv %db from %d tag 0\nb%d requires a%d\n", i, s, peer, i, s, peer, i, i)
-			} else {
-				fmt.Fprintf(&b, "a%d: recv %db from %d tag 0\nb%d: send %db to %d tag 0\nb%d requires a%d\n", i, s, peer, i, s, peer, i, i)
-			}
-			if i > 0 {
-				fmt.Fprintf(&b, "a%d requires b%d\n", i, i-1)
-			}
+// twoRanks is a schedule of two ranks, each built by rank (peer: the
+// other rank).
+func twoRanks(rank func(b *goal.Builder, peer int32)) (*goal.Schedule, error) {
+	sch := goal.NewSchedule(2)
+	var b goal.Builder
+	for r := range int32(2) {
+		b.Reset(r)
+		rank(&b, 1-r)
+		if err := sch.AppendRank(b.Block()); err != nil {
+			return nil, err
 		}
-		b.WriteString("}\n")
 	}
-	sch, _, err := goal.Read(strings.NewReader(b.String()), fmt.Sprintf("ping-pong of %d bytes", s))
-	return sch, err
+	return sch, nil
+}
+
+// pingPongSchedule is a ping-pong of n round trips of s bytes: rank 0
+// sends and then receives, rank 1 receives and then sends.
+func pingPongSchedule(s int64, n int) (*goal.Schedule, error) {
+	return twoRanks(func(b *goal.Builder, peer int32) {
+		prev := int32(-1)
+		for range n {
+			var first, second int32
+			if peer == 1 {
+				first, second = b.Send(uint64(s), peer, 0, 0, 0), b.Recv(uint64(s), peer, 0, 0, 0)
+			} else {
+				first, second = b.Recv(uint64(s), peer, 0, 0, 0), b.Send(uint64(s), peer, 0, 0, 0)
+			}
+			b.Requires(second, first)
+			if prev >= 0 {
+				b.Requires(first, prev)
+			}
+			prev = second
+		}
+	})
 }
 
 // SimulatePingPong returns the mean round trip, in ns, of a ping-pong of
@@ -97,24 +110,23 @@ type ExchangePoint struct {
 	Ratio       float64 `json:"ratio"` // simulated / measured
 }
 
-// exchangeSchedule is n exchanges of s bytes between two ranks in GOAL:
-// each rank sends to the other and receives from it, and the next
-// exchange starts when both are done (MPI_Sendrecv).
+// exchangeSchedule is n exchanges of s bytes between two ranks: each
+// rank sends to the other and receives from it, and the next exchange
+// starts when both are done (MPI_Sendrecv).
 func exchangeSchedule(s int64, n int) (*goal.Schedule, error) {
-	var b strings.Builder
-	b.WriteString("num_ranks 2\n")
-	for rank, peer := range []int{1, 0} {
-		fmt.Fprintf(&b, "rank %d {\n", rank)
+	return twoRanks(func(b *goal.Builder, peer int32) {
+		var send, recv int32
 		for i := range n {
-			fmt.Fprintf(&b, "a%d: send %db to %d tag 0\nb%d: recv %db from %d tag 0\n", i, s, peer, i, s, peer)
+			ps, pr := send, recv
+			send, recv = b.Send(uint64(s), peer, 0, 0, 0), b.Recv(uint64(s), peer, 0, 0, 0)
 			if i > 0 {
-				fmt.Fprintf(&b, "a%d requires a%d\na%d requires b%d\nb%d requires a%d\nb%d requires b%d\n", i, i-1, i, i-1, i, i-1, i, i-1)
+				b.Requires(send, ps)
+				b.Requires(send, pr)
+				b.Requires(recv, ps)
+				b.Requires(recv, pr)
 			}
 		}
-		b.WriteString("}\n")
-	}
-	sch, _, err := goal.Read(strings.NewReader(b.String()), fmt.Sprintf("exchange of %d bytes", s))
-	return sch, err
+	})
 }
 
 // SimulateExchange returns the time, in ns, of an exchange of s-byte
